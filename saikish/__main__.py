@@ -1,0 +1,5 @@
+"""`python -m saikish`."""
+
+from saikish.cli import entry
+
+entry()

@@ -1,0 +1,31 @@
+"""Where saikish keeps its config and state (SPEC 2)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def config_dir() -> Path:
+    """`$SAIKISH_CONFIG_DIR`, else the platform's user config dir."""
+    override = os.environ.get("SAIKISH_CONFIG_DIR")
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("saikish"))
+
+
+def state_dir() -> Path:
+    """`$SAIKISH_STATE_DIR`, else the platform's user state dir."""
+    override = os.environ.get("SAIKISH_STATE_DIR")
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_state_dir("saikish"))
+
+
+def allowlist_path() -> Path:
+    """The hand-editable allowlist (SPEC 4.5)."""
+    return config_dir() / "allowlist.yaml"

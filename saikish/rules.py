@@ -1,0 +1,239 @@
+"""Permission rules (SPEC 4.4): parse "Bash(git diff *)" or {tool, when} and match them.
+
+Matching is on parsed words, never on the raw command string: the shell
+module splits a command into simple commands first, and a Bash rule is asked
+about one simple command's argv at a time.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import os
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from saikish.errors import RuleError
+
+BASH = "bash"
+# Arguments whose values are file paths: normalised against the workspace.
+PATH_ARGS = frozenset({"path", "file_path", "file", "directory", "dir", "cwd"})
+_TOOL_PATTERN = re.compile(r"^[A-Za-z0-9_.*?\[\]!-]+$")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One allow or deny rule and where it came from."""
+
+    tool: str
+    # Bash word patterns; None means every command (a bare tool rule).
+    words: tuple[str, ...] | None = None
+    # True when the rule ends in "*" or ":*": any further words, also none.
+    prefix: bool = False
+    # Claude Code's "test:*" also matches the word "test:unit" in last position.
+    colon_word: str | None = None
+    when: tuple[tuple[str, str], ...] = ()
+    text: str = ""
+    origin: str = ""
+
+    @property
+    def is_bash(self) -> bool:
+        """True for a rule that can cover bash commands."""
+        return fnmatch.fnmatchcase(BASH, self.tool)
+
+    def matches_tool(self, name: str, arguments: Mapping[str, Any], workspace: str) -> bool:
+        """True when this rule covers a whole (non-bash) call of tool `name`."""
+        if not fnmatch.fnmatchcase(name, self.tool) or self.words is not None:
+            return False
+        return all(
+            _arg_matches(key, glob, arguments.get(key), workspace) for key, glob in self.when
+        )
+
+    def matches_argv(self, argv: Sequence[str]) -> bool:
+        """True when this rule covers the simple command `argv`."""
+        if not self.is_bash or self.when:
+            return False
+        if self.words is None:
+            return True
+        return _words_match(self.words, self.prefix, self.colon_word, tuple(argv))
+
+    def to_yaml(self) -> str | dict[str, Any]:
+        """The form this rule takes in a YAML file."""
+        if self.when:
+            return {"tool": self.tool, "when": dict(self.when)}
+        return self.text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def parse_rule(value: Any, origin: str = "") -> Rule:
+    """A Rule from its string or mapping form; RuleError naming `origin` if malformed."""
+    if isinstance(value, str):
+        return _parse_string(value.strip(), origin)
+    if isinstance(value, Mapping):
+        return _parse_mapping(value, origin)
+    raise RuleError(
+        f"a rule is a string such as 'Bash(git diff *)' or a mapping with 'tool' "
+        f"and 'when', not {type(value).__name__}",
+        origin,
+    )
+
+
+def bash_rule_for(words: Sequence[str], prefix: bool) -> str:
+    """The rule text that covers `words` (and any further words when `prefix`)."""
+    inner = " ".join(shlex.quote(w) if _needs_quote(w) else w for w in words)
+    return f"Bash({inner} *)" if prefix else f"Bash({inner})"
+
+
+def _needs_quote(word: str) -> bool:
+    return word == "" or any(c.isspace() or c in "'\"()\\" for c in word)
+
+
+def _parse_string(text: str, origin: str) -> Rule:
+    if not text:
+        raise RuleError("empty rule", origin)
+    match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\((.*)\)", text, re.DOTALL)
+    if match:
+        if match.group(1).lower() != BASH:
+            return _parse_arguments(match.group(1), match.group(2), text, origin)
+        return _parse_bash(match.group(2), text, origin)
+    if not _TOOL_PATTERN.match(text):
+        raise RuleError(
+            f"'{text}' is not a rule: write a tool name (globs allowed, e.g. mcp__github__*) "
+            f"or Bash(command words)",
+            origin,
+        )
+    tool = BASH if text.lower() == BASH else text
+    return Rule(tool=tool, text=text, origin=origin)
+
+
+def _parse_bash(inner: str, text: str, origin: str) -> Rule:
+    inner = inner.strip()
+    colon_word = None
+    if inner.endswith(":*"):
+        inner = inner[:-2]
+        prefix = True
+        colon = True
+    else:
+        colon = False
+        prefix = False
+    try:
+        words = shlex.split(inner)
+    except ValueError as exc:
+        raise RuleError(f"'{text}': {exc}", origin) from None
+    if not colon and words and words[-1] == "*":
+        words, prefix = words[:-1], True
+    if colon and words:
+        colon_word = words[-1] + ":*"
+    if not words and not prefix:
+        raise RuleError(f"'{text}': Bash() needs the command words, e.g. Bash(git status)", origin)
+    return Rule(tool=BASH, words=tuple(words), prefix=prefix, colon_word=colon_word,
+                text=text, origin=origin)
+
+
+def _parse_arguments(tool: str, inner: str, text: str, origin: str) -> Rule:
+    """'write_file(path=docs/*.md)': the string form of {tool, when}."""
+    when: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in inner.split(","))):
+        key, sep, glob = item.partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise RuleError(
+                f"'{text}': write {tool}(ARG=GLOB, ...), e.g. write_file(path=docs/**/*.md)",
+                origin)
+        when[key.strip()] = glob.strip()
+    return _parse_mapping({"tool": tool, "when": when}, origin)
+
+
+def _parse_mapping(value: Mapping[Any, Any], origin: str) -> Rule:
+    unknown = set(value) - {"tool", "when"}
+    if unknown:
+        raise RuleError(
+            f"unknown key(s) {', '.join(sorted(map(str, unknown)))} in rule; "
+            f"a mapping rule has 'tool' and optional 'when'",
+            origin,
+        )
+    tool = value.get("tool")
+    if not isinstance(tool, str) or not tool.strip():
+        raise RuleError("a mapping rule needs 'tool: NAME'", origin)
+    when = value.get("when") or {}
+    if not isinstance(when, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, (str, int, float, bool)) for k, v in when.items()
+    ):
+        raise RuleError("'when' maps argument names to globs, e.g. {path: 'docs/**'}", origin)
+    if tool.lower() == BASH and when:
+        # A glob on the raw command string would match 'git diff; rm -rf /'.
+        raise RuleError("bash commands are matched by words: use Bash(...) rules", origin)
+    pairs = tuple(sorted((k, str(v)) for k, v in when.items()))
+    text = f"{tool}({', '.join(f'{k}={v}' for k, v in pairs)})" if pairs else tool
+    if not pairs:
+        return _parse_string(tool.strip(), origin)
+    return Rule(tool=tool.strip(), when=pairs, text=text, origin=origin)
+
+
+def _words_match(patterns: tuple[str, ...], prefix: bool, colon_word: str | None,
+                 argv: tuple[str, ...]) -> bool:
+    if len(argv) < len(patterns) or (not prefix and len(argv) != len(patterns)):
+        return False
+    for index, (pattern, word) in enumerate(zip(patterns, argv)):
+        last = index == len(patterns) - 1
+        if fnmatch.fnmatchcase(word, pattern):
+            continue
+        if last and colon_word and fnmatch.fnmatchcase(word, colon_word):
+            continue
+        return False
+    return True
+
+
+def _arg_matches(key: str, glob: str, value: Any, workspace: str) -> bool:
+    if value is None:
+        return False
+    text = str(value)
+    if key in PATH_ARGS:
+        return path_glob_match(workspace_relative(text, workspace), glob)
+    return fnmatch.fnmatchcase(text, glob)
+
+
+def workspace_relative(path: str, workspace: str) -> str:
+    """`path` resolved against the workspace: relative inside it, absolute outside.
+
+    Symlinks and '..' are resolved first, so 'docs/../secret' or a link out
+    of the workspace never matches a glob meant for the workspace.
+    """
+    full = os.path.realpath(os.path.join(workspace, os.path.expanduser(path)))
+    root = os.path.realpath(workspace)
+    if full == root:
+        return "."
+    if full.startswith(root.rstrip(os.sep) + os.sep):
+        return os.path.relpath(full, root)
+    return full
+
+
+def path_glob_match(path: str, glob: str) -> bool:
+    """Gitignore-style glob: '*' stays within a directory, '**/' spans any depth."""
+    return _glob_regex(glob).fullmatch(path) is not None
+
+
+@functools.lru_cache(maxsize=512)
+def _glob_regex(glob: str) -> re.Pattern[str]:
+    out, i = [], 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    return re.compile("".join(out))

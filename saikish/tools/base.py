@@ -1,0 +1,86 @@
+"""The Tool type, the context a tool runs in, and argument validation (SPEC 3)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from saikish.types import Risk
+
+Schema = Mapping[str, Any]
+
+
+@dataclass
+class RunContext:
+    """What a running tool may use: the workspace, limits, and a cancel signal."""
+
+    workspace: str
+    output_limit: int = 30000
+    bash_timeout: float = 120.0
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool the model can call: its wire name, schema, risk and implementation."""
+
+    name: str
+    description: str
+    schema: Schema
+    run: Callable[[Mapping[str, Any], RunContext], ToolOutput]
+    # The risk of one call; bash's is worked out per command by the policy instead.
+    risk: Callable[[Mapping[str, Any], str], Risk] = lambda args, workspace: Risk.UNKNOWN
+
+    def wire_spec(self) -> dict[str, Any]:
+        """The tool as the model sees it (JSON schema function spec)."""
+        return {"name": self.name, "description": self.description,
+                "parameters": dict(self.schema)}
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """What a tool produced: text for the model, and whether it failed."""
+
+    text: str
+    is_error: bool = False
+
+
+def validate(schema: Schema, arguments: Mapping[str, Any]) -> str | None:
+    """The first problem with `arguments` against an object schema, or None."""
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    for name in schema.get("required", ()):
+        if name not in arguments:
+            return f"missing required argument '{name}'"
+    for name, value in arguments.items():
+        spec = properties.get(name)
+        if spec is None:
+            if schema.get("additionalProperties", True) is False:
+                allowed = ", ".join(properties) or "none"
+                return f"unknown argument '{name}' (allowed: {allowed})"
+            continue
+        problem = _check_type(value, spec.get("type"))
+        if problem:
+            return f"argument '{name}' {problem}"
+    return None
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
+    "object": (dict,), "array": (list,),
+}
+
+
+def _check_type(value: Any, expected: str | list[str] | None) -> str | None:
+    if expected is None:
+        return None
+    names = [expected] if isinstance(expected, str) else list(expected)
+    for name in names:
+        kinds = _TYPES.get(name)
+        if name == "null" and value is None:
+            return None
+        if kinds and isinstance(value, kinds) and not (
+                isinstance(value, bool) and name in ("integer", "number")):
+            return None
+    return f"must be {' or '.join(names)}, not {type(value).__name__}"

@@ -1,0 +1,208 @@
+"""File tools: read_file, list_files, grep, write_file, edit_file (SPEC 3).
+
+Paths resolve against the workspace. Writes are atomic (temp file + rename),
+so a failed write never leaves a truncated file behind.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from saikish.risk import write_risk
+from saikish.tools.base import RunContext, Tool, ToolOutput
+from saikish.tools.output import truncate
+from saikish.types import Risk
+
+SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".mypy_cache",
+                       ".pytest_cache", ".ruff_cache"})
+MAX_ENTRIES = 1000
+MAX_MATCHES = 500
+
+
+def resolve(path: str, ctx: RunContext) -> Path:
+    """`path` against the workspace (absolute paths stay as they are)."""
+    return Path(ctx.workspace, os.path.expanduser(path))
+
+
+def _schema(required: list[str], **props: tuple[str, str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {k: {"type": t, "description": d} for k, (t, d) in props.items()},
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+def read_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
+    """Numbered lines of a text file, from `offset` (1-based), at most `limit` lines."""
+    path = resolve(str(args["path"]), ctx)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return ToolOutput(f"cannot read {args['path']}: {exc.strerror or exc}", True)
+    if b"\x00" in data[:8192]:
+        return ToolOutput(f"{args['path']} is a binary file ({len(data)} bytes)", True)
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    start = max(int(args.get("offset") or 1), 1)
+    limit = int(args.get("limit") or 2000)
+    chosen = lines[start - 1:start - 1 + limit]
+    text = "\n".join(f"{n:6}\t{line}" for n, line in enumerate(chosen, start))
+    rest = len(lines) - (start - 1 + len(chosen))
+    if rest > 0:
+        text += f"\n[{rest} more lines; read on with offset={start + len(chosen)}]"
+    return ToolOutput(truncate(text or "(empty file)", ctx.output_limit))
+
+
+def list_files(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
+    """Entries of a directory; with `glob`, every matching file below it."""
+    root = resolve(str(args.get("path") or "."), ctx)
+    if not root.is_dir():
+        return ToolOutput(f"not a directory: {args.get('path')}", True)
+    glob = args.get("glob")
+    if glob:
+        names = [str(p.relative_to(root)) for p in _walk(root)
+                 if fnmatch.fnmatch(str(p.relative_to(root)), str(glob))
+                 or fnmatch.fnmatch(p.name, str(glob))]
+    else:
+        names = sorted(e.name + ("/" if e.is_dir() else "") for e in os.scandir(root))
+    shown = names[:MAX_ENTRIES]
+    more = f"\n[{len(names) - len(shown)} more entries]" if len(names) > len(shown) else ""
+    return ToolOutput("\n".join(shown) + more if shown else "(no entries)")
+
+
+def grep(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
+    """Lines matching a regular expression, as path:line:text."""
+    try:
+        pattern = re.compile(str(args["pattern"]))
+    except re.error as exc:
+        return ToolOutput(f"invalid regular expression: {exc}", True)
+    root = resolve(str(args.get("path") or "."), ctx)
+    files = [root] if root.is_file() else _walk(root)
+    glob = args.get("glob")
+    hits: list[str] = []
+    for file in files:
+        if glob and not fnmatch.fnmatch(file.name, str(glob)):
+            continue
+        hits.extend(_grep_file(file, pattern, root, MAX_MATCHES - len(hits)))
+        if len(hits) >= MAX_MATCHES:
+            hits.append(f"[stopped after {MAX_MATCHES} matches]")
+            break
+    return ToolOutput(truncate("\n".join(hits) or "(no matches)", ctx.output_limit))
+
+
+def _grep_file(file: Path, pattern: re.Pattern[str], root: Path, room: int) -> list[str]:
+    try:
+        data = file.read_bytes()
+    except OSError:
+        return []
+    if b"\x00" in data[:8192]:
+        return []
+    label = file.name if file == root else str(file.relative_to(root))
+    out = []
+    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+        if pattern.search(line):
+            out.append(f"{label}:{number}:{line[:500]}")
+            if len(out) >= room:
+                break
+    return out
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        for name in sorted(files):
+            yield Path(directory, name)
+
+
+def write_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
+    """Create or overwrite a file with `content`."""
+    path = resolve(str(args["path"]), ctx)
+    existed = path.exists()
+    try:
+        atomic_write(path, str(args["content"]))
+    except OSError as exc:
+        return ToolOutput(f"cannot write {args['path']}: {exc.strerror or exc}", True)
+    verb = "overwrote" if existed else "created"
+    return ToolOutput(f"{verb} {args['path']} ({len(str(args['content']))} characters)")
+
+
+def edit_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
+    """Replace `old_string` by `new_string` (once, unless `replace_all`)."""
+    path = resolve(str(args["path"]), ctx)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return ToolOutput(f"cannot read {args['path']}: {exc}", True)
+    new = apply_edit(text, args)
+    if isinstance(new, ToolOutput):
+        return new
+    try:
+        atomic_write(path, new)
+    except OSError as exc:
+        return ToolOutput(f"cannot write {args['path']}: {exc.strerror or exc}", True)
+    return ToolOutput(f"edited {args['path']}")
+
+
+def apply_edit(text: str, args: Mapping[str, Any]) -> str | ToolOutput:
+    """`text` with the edit applied, or an error for the model."""
+    old, new = str(args["old_string"]), str(args["new_string"])
+    count = text.count(old) if old else 0
+    if count == 0:
+        return ToolOutput("old_string was not found in the file; read it again first", True)
+    if count > 1 and not args.get("replace_all"):
+        return ToolOutput(f"old_string occurs {count} times; add context to make it unique "
+                          f"or set replace_all", True)
+    return text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temp file and a rename, keeping the mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _read_only(args: Mapping[str, Any], workspace: str) -> Risk:
+    return Risk.READ_ONLY
+
+
+def _writes(args: Mapping[str, Any], workspace: str) -> Risk:
+    return write_risk(str(args.get("path", "")), workspace)
+
+
+FILE_TOOLS = (
+    Tool("read_file", "Read a text file; lines are numbered.",
+         _schema(["path"], path=("string", "File path, relative to the project."),
+                 offset=("integer", "First line to read (1-based)."),
+                 limit=("integer", "Most lines to read.")), read_file, _read_only),
+    Tool("list_files", "List a directory, or with glob every matching file below it.",
+         _schema(["path"], path=("string", "Directory."),
+                 glob=("string", "Glob such as '*.py'.")), list_files, _read_only),
+    Tool("grep", "Search files for a regular expression.",
+         _schema(["pattern"], pattern=("string", "Python regular expression."),
+                 path=("string", "File or directory (default: the project)."),
+                 glob=("string", "Only files whose name matches.")), grep, _read_only),
+    Tool("write_file", "Create or overwrite a file with the given content.",
+         _schema(["path", "content"], path=("string", "File path."),
+                 content=("string", "The whole new content.")), write_file, _writes),
+    Tool("edit_file", "Replace an exact string in a file.",
+         _schema(["path", "old_string", "new_string"], path=("string", "File path."),
+                 old_string=("string", "Exact text to replace."),
+                 new_string=("string", "Replacement text."),
+                 replace_all=("boolean", "Replace every occurrence.")), edit_file, _writes),
+)

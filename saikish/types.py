@@ -1,0 +1,245 @@
+"""The vocabulary of saikish: calls, results, risks, decisions.
+
+Everything here is a small frozen value. The engine (shell, risk, rules,
+policy) produces these; the executor, the UI and the models consume them.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+
+class Level(enum.IntEnum):
+    """How much harm a risk can do; the columns of the autonomy matrix."""
+
+    LOW = 0
+    MEDIUM = 1
+    HIGH = 2
+    CRITICAL = 3
+
+
+class Risk(enum.Enum):
+    """What a command or tool call can do, ordered from harmless to forbidden."""
+
+    READ_ONLY = (0, Level.LOW)
+    BUILD_TEST = (1, Level.MEDIUM)
+    WRITE = (2, Level.MEDIUM)
+    NETWORK = (3, Level.MEDIUM)
+    DESTRUCTIVE = (4, Level.HIGH)
+    UNKNOWN = (5, Level.HIGH)
+    ESCALATION = (6, Level.CRITICAL)
+
+    @property
+    def rank(self) -> int:
+        """Position in the order; the riskiest of several wins."""
+        return self.value[0]
+
+    @property
+    def level(self) -> Level:
+        """The autonomy matrix column this risk falls in."""
+        return self.value[1]
+
+    @staticmethod
+    def highest(risks: Any) -> Risk:
+        """The riskiest of `risks`; READ_ONLY for none."""
+        return max(risks, key=lambda r: r.rank, default=Risk.READ_ONLY)
+
+
+class Autonomy(enum.Enum):
+    """How much the person lets saikish do without asking (SPEC 4.3)."""
+
+    FULL_AUTO = "full-auto"
+    SUPERVISED = "supervised"
+    CAUTIOUS = "cautious"
+    MANUAL = "manual"
+
+
+class Mode(enum.Enum):
+    """What happens to a call nobody permitted: ask, or answer for the person."""
+
+    EVENT_BASED = "event-based"
+    AUTO_APPROVE = "auto-approve"
+    AUTO_DENY = "auto-deny"
+
+
+class Verdict(enum.Enum):
+    """What the policy says about a call before anyone is asked."""
+
+    ALLOW = "allow"
+    ASK = "ask"
+    REJECT = "reject"
+    INVALID = "invalid"
+
+
+class Outcome(enum.Enum):
+    """What finally happened to a call."""
+
+    APPROVED = "approved"
+    REJECTED_SOFT = "rejected_soft"
+    REJECTED_HARD = "rejected_hard"
+    INVALID = "invalid"
+
+
+class Source(enum.Enum):
+    """Which step of the pipeline decided (SPEC 4.1, 8)."""
+
+    RULE = "rule"
+    AUTONOMY = "autonomy"
+    MODE = "mode"
+    USER = "user"
+    SESSION = "session"
+    TIMEOUT = "timeout"
+    ESCALATION = "escalation"
+    DENY_RULE = "deny_rule"
+    INVALID = "invalid"
+    NO_TTY = "no_tty"
+    AUTO_BUDGET = "auto_budget"
+    UNDECIDED = "undecided"
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One call the model asked for. `arguments` is the parsed JSON object."""
+
+    id: str
+    name: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    # The raw argument text when it was not a JSON object: the call is invalid.
+    raw_arguments: str | None = None
+    # Provider-specific fields that must be sent back unchanged (e.g. Gemini's).
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def wire_arguments(self) -> Any:
+        """The arguments as the model sent them, for logs and JSON output."""
+        return self.raw_arguments if self.raw_arguments is not None else dict(self.arguments)
+
+    def with_arguments(self, arguments: Mapping[str, Any]) -> ToolCall:
+        """The same call with other (e.g. edited) arguments."""
+        return replace(self, arguments=dict(arguments), raw_arguments=None)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What goes back to the model for one call id."""
+
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
+class CommandCheck:
+    """One simple command of a bash call, as the policy judged it."""
+
+    argv: tuple[str, ...]
+    risk: Risk
+    allowed_by: str | None = None
+    # Why a rule cannot cover this command (dangerous argument, write target...).
+    caveat: str | None = None
+    # A write this command makes by redirection, shown as its own line.
+    is_redirect: bool = False
+
+    @property
+    def text(self) -> str:
+        """The command as a person would type it."""
+        return " ".join(self.argv)
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """The policy's answer for one call: verdict, why, and what 'always' would add."""
+
+    verdict: Verdict
+    risk: Risk
+    source: Source
+    reason: str
+    rule: str | None = None
+    commands: tuple[CommandCheck, ...] = ()
+    # The rules an "always" answer would add; empty when no rule can cover the call.
+    proposed_rules: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The final outcome for one call, with the step that decided it."""
+
+    outcome: Outcome
+    source: Source
+    rule: str | None = None
+    feedback: str | None = None
+    # The call as it will run: differs from the model's when the person edited it.
+    edited_call: ToolCall | None = None
+
+    @classmethod
+    def approve(cls, source: Source, rule: str | None = None) -> Decision:
+        """Run the call."""
+        return cls(Outcome.APPROVED, source, rule)
+
+    @classmethod
+    def approve_edited(cls, call: ToolCall, source: Source = Source.USER) -> Decision:
+        """Run the call with the person's edits."""
+        return cls(Outcome.APPROVED, source, edited_call=call)
+
+    @classmethod
+    def reject_soft(
+        cls, source: Source, feedback: str | None = None, rule: str | None = None
+    ) -> Decision:
+        """Skip this call; the rest of the batch goes on."""
+        return cls(Outcome.REJECTED_SOFT, source, rule, feedback)
+
+    @classmethod
+    def reject_hard(cls, source: Source, feedback: str | None = None) -> Decision:
+        """Skip this call and every later call in the batch; stop the loop."""
+        return cls(Outcome.REJECTED_HARD, source, None, feedback)
+
+    @classmethod
+    def invalid(cls, problem: str) -> Decision:
+        """The call is malformed; the model gets the problem as an error."""
+        return cls(Outcome.INVALID, Source.INVALID, None, problem)
+
+    @property
+    def approved(self) -> bool:
+        """True when the call runs."""
+        return self.outcome is Outcome.APPROVED
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts of one or more model calls."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+        )
+
+
+class StopReason(enum.Enum):
+    """What the loop must act on after one model call."""
+
+    END_TURN = "end_turn"
+    TOOL_USE = "tool_use"
+    MAX_TOKENS = "max_tokens"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One finished model call: text, tool calls and what the provider must keep."""
+
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    stop: StopReason = StopReason.END_TURN
+    # Calls cut off by max_tokens or broken JSON: reported, never run.
+    incomplete_calls: tuple[str, ...] = ()
+    # Provider blocks (e.g. Anthropic thinking with signature) sent back unchanged.
+    provider_blocks: tuple[Mapping[str, Any], ...] = ()
+    reasoning: str | None = None
