@@ -7,7 +7,7 @@ call; when the verdict is ASK it hands the Assessment to an Approver.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from saikish.risk import Classification, auto_approves, classify, write_risk
@@ -124,14 +124,15 @@ def _decide_bash(command: str, ctx: Context) -> Assessment:
                               f"'{' '.join(cmd.argv)}' is denied by rule {denied}")
     checks = [_permit(c, k, ctx) for c, k in found]
     checks += [_permit_write(t, ctx) for c, _ in found for t in c.writes]
+    checks = [replace(c, auto=auto_approves(ctx.autonomy, c.risk)) for c in checks]
     risk = Risk.highest([c.risk for c in checks] + ([Risk.UNKNOWN] if analysis.opaque else []))
-    if not analysis.opaque and all(_permitted(c, ctx) for c in checks):
+    if not analysis.opaque and all(c.permitted for c in checks):
         return _allowed(checks, risk, ctx)
     if analysis.opaque:
         reason = f"cannot be fully analysed ({analysis.opaque[0]})"
         proposed: tuple[Rule, ...] = ()
     else:
-        blocking = [c for c in checks if not _permitted(c, ctx)]
+        blocking = [c for c in checks if not c.permitted]
         reason = "; ".join(_why(c) for c in blocking[:3])
         proposed = _proposals(blocking, found)
     return _mode_or_ask(risk, reason, ctx, proposed, bool(analysis.opaque), tuple(checks))
@@ -171,10 +172,6 @@ def _permit_write(target: str, ctx: Context) -> CommandCheck:
         if rule.matches_tool(WRITE_TOOL, {"path": target}, ctx.workspace):
             return CommandCheck((">", target), risk, rule.text, is_redirect=True)
     return CommandCheck((">", target), risk, None, "output redirection writes a file", True)
-
-
-def _permitted(check: CommandCheck, ctx: Context) -> bool:
-    return check.allowed_by is not None or auto_approves(ctx.autonomy, check.risk)
 
 
 def _allowed(checks: Sequence[CommandCheck], risk: Risk, ctx: Context) -> Assessment:

@@ -143,6 +143,13 @@ class CommandCheck:
     caveat: str | None = None
     # A write this command makes by redirection, shown as its own line.
     is_redirect: bool = False
+    # Permitted without a rule: the autonomy level runs this risk without asking.
+    auto: bool = False
+
+    @property
+    def permitted(self) -> bool:
+        """True when a rule or the autonomy level lets this part run."""
+        return self.allowed_by is not None or self.auto
 
     @property
     def text(self) -> str:
@@ -172,8 +179,11 @@ class Decision:
     source: Source
     rule: str | None = None
     feedback: str | None = None
-    # The call as it will run: differs from the model's when the person edited it.
+    # The person's edit of the call: it goes through the whole pipeline again.
     edited_call: ToolCall | None = None
+    # "Always" rules to add before the call runs, and whether to save them to the file.
+    remember: tuple[str, ...] = ()
+    persist: bool = False
 
     @classmethod
     def approve(cls, source: Source, rule: str | None = None) -> Decision:
@@ -181,9 +191,15 @@ class Decision:
         return cls(Outcome.APPROVED, source, rule)
 
     @classmethod
-    def approve_edited(cls, call: ToolCall, source: Source = Source.USER) -> Decision:
-        """Run the call with the person's edits."""
-        return cls(Outcome.APPROVED, source, edited_call=call)
+    def always(cls, rules: tuple[str, ...], persist: bool) -> Decision:
+        """Run the call and allow `rules` from now on (saved to the file when `persist`)."""
+        return cls(Outcome.APPROVED, Source.USER, ", ".join(rules), remember=rules,
+                   persist=persist)
+
+    @classmethod
+    def edit(cls, call: ToolCall) -> Decision:
+        """The person changed the call: decide again about the edited call."""
+        return cls(Outcome.APPROVED, Source.USER, edited_call=call)
 
     @classmethod
     def reject_soft(
@@ -238,8 +254,8 @@ class Turn:
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage = field(default_factory=Usage)
     stop: StopReason = StopReason.END_TURN
-    # Calls cut off by max_tokens or broken JSON: reported, never run.
-    incomplete_calls: tuple[str, ...] = ()
+    # Calls cut off by max_tokens or with broken JSON: reported, never run.
+    incomplete_calls: tuple[ToolCall, ...] = ()
     # Provider blocks (e.g. Anthropic thinking with signature) sent back unchanged.
     provider_blocks: tuple[Mapping[str, Any], ...] = ()
     reasoning: str | None = None

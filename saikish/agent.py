@@ -1,0 +1,103 @@
+"""The tool loop (SPEC 6): model -> batch -> executor -> model, until an answer or a stop."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from saikish.errors import ModelError
+from saikish.executor import CallRecord, Executor
+from saikish.models.base import (
+    AssistantMessage,
+    Message,
+    Model,
+    TextSink,
+    ToolResults,
+    UserMessage,
+)
+from saikish.tools.base import Tool
+from saikish.types import Decision, StopReason, ToolResult, Turn, Usage
+
+FINISHED, STOPPED, MAX_ITERATIONS, ERROR = "finished", "stopped", "max_iterations", "error"
+CUT_OFF = "Not run: the call was cut off (the answer hit the token limit) and is incomplete."
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """How one user message ended."""
+
+    text: str
+    exit_reason: str
+    records: tuple[CallRecord, ...]
+    usage: Usage
+    message: str = ""
+    last_usage: Usage = Usage()
+
+
+class Agent:
+    """Holds the conversation and runs the loop for each message the person sends."""
+
+    def __init__(self, model: Model, executor: Executor, tools: Sequence[Tool],
+                 system_prompt: str, max_iterations: int = 50) -> None:
+        self.model, self.executor, self.tools = model, executor, list(tools)
+        self.system_prompt, self.max_iterations = system_prompt, max_iterations
+        self.messages: list[Message] = []
+
+    def clear(self) -> None:
+        """Forget the conversation."""
+        self.messages.clear()
+
+    def send(self, text: str, on_text: TextSink) -> RunResult:
+        """Run the loop for one user message."""
+        self.messages.append(UserMessage(text))
+        records: list[CallRecord] = []
+        usage = Usage()
+        last = Turn()
+        for _ in range(self.max_iterations):
+            try:
+                last = self._complete(on_text)
+            except ModelError as exc:
+                return RunResult(exc.partial, ERROR, tuple(records), usage, str(exc))
+            usage += last.usage
+            records.extend(_cut_off(last))
+            if not last.tool_calls:  # finish_reason is not trusted: tool calls decide
+                note = "the answer was cut off at the token limit" \
+                    if last.stop is StopReason.MAX_TOKENS else ""
+                return RunResult(last.text, FINISHED, tuple(records), usage, note, last.usage)
+            batch = self.executor.run_batch(last.tool_calls)
+            self.messages.append(ToolResults(tuple(batch.results)))
+            records.extend(batch.records)
+            if batch.stopped:
+                return RunResult(last.text, STOPPED, tuple(records), usage, batch.stop_reason,
+                                 last.usage)
+        return RunResult(last.text, MAX_ITERATIONS, tuple(records), usage,
+                         f"stopped after {self.max_iterations} model calls (llm.maxIterations)",
+                         last.usage)
+
+    def _complete(self, on_text: TextSink) -> Turn:
+        streamed: list[str] = []
+
+        def sink(piece: str) -> None:
+            streamed.append(piece)
+            on_text(piece)
+
+        try:
+            turn = self.model.complete(self.system_prompt, self.messages, self.tools, sink)
+        except KeyboardInterrupt:
+            # Keep the conversation well-formed: the cancelled turn stays, as text only.
+            partial = "".join(streamed) + " [interrupted by the user]"
+            self.messages.append(AssistantMessage(Turn(text=partial.strip())))
+            raise
+        except ModelError as exc:
+            exc.partial = exc.partial or "".join(streamed)
+            if exc.partial:
+                self.messages.append(AssistantMessage(Turn(text=exc.partial + " [interrupted]")))
+            raise
+        self.messages.append(AssistantMessage(turn))
+        return turn
+
+
+def _cut_off(turn: Turn) -> list[CallRecord]:
+    return [CallRecord(call, Decision.invalid("cut off at the token limit"),
+                       ToolResult(call.id, call.name, CUT_OFF, True))
+            for call in turn.incomplete_calls]

@@ -1,0 +1,248 @@
+"""The composition root: argv -> Config, Session, Model, Approver, Agent; exit codes (SPEC 8).
+
+Only argparse is imported at module level, so `--version` and `--help` stay
+fast; everything else is imported when a command needs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO
+
+from saikish import __version__
+
+if TYPE_CHECKING:
+    from saikish.agent import Agent, RunResult
+    from saikish.config import Config
+    from saikish.models import ModelSpec
+    from saikish.session import Session
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+SUBCOMMANDS = ("check", "allowlist", "audit")
+AUTONOMY_LEVELS = ("full-auto", "supervised", "cautious", "manual")
+
+
+@dataclass
+class Streams:
+    """The terminal saikish talks to; injected so tests can drive main() directly."""
+
+    stdin: TextIO
+    stdout: TextIO
+    stderr: TextIO
+
+    def interactive(self) -> bool:
+        """True when a person can be asked: stdin and stdout are terminals."""
+        return _isatty(self.stdin) and _isatty(self.stdout)
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def entry() -> None:
+    """The console script."""
+    sys.exit(main())
+
+
+def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,
+         stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run saikish with `argv`; returns the exit code."""
+    io = Streams(stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from saikish.errors import SaikishError  # tiny module: no third-party imports
+
+    try:
+        if argv and argv[0] in SUBCOMMANDS:
+            from saikish.subcommands import run_subcommand
+
+            return run_subcommand(argv[0], argv[1:], io)
+        args = _parse(build_parser(), argv, io)
+        if isinstance(args, int):
+            return args
+        return run(args, io)
+    except SaikishError as exc:
+        print(f"saikish: {exc}", file=io.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("saikish: interrupted", file=io.stderr)
+        return EXIT_INTERRUPTED
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level command line."""
+    parser = argparse.ArgumentParser(
+        prog="saikish",
+        description="An interactive terminal agent shell that asks before anything changes.",
+        epilog="subcommands: saikish check | allowlist | audit  (saikish check --help)")
+    parser.add_argument("-p", "--prompt", metavar="PROMPT",
+                        help="one-shot: run to completion, print the answer, exit ('-' = stdin)")
+    parser.add_argument("-m", "--model", metavar="PROVIDER:MODEL",
+                        help="openai:gpt-4.1-mini, anthropic:claude-sonnet-4-5, ollama:qwen3, "
+                             "script:PATH.yml, demo")
+    parser.add_argument("-c", "--config", metavar="PATH", help="agent.yml to use")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--auto-approve", action="store_true",
+                      help="approve every call (deny rules and escalation still reject)")
+    mode.add_argument("--auto-deny", action="store_true",
+                      help="reject every call that would ask; read-only calls still run")
+    parser.add_argument("--autonomy", choices=AUTONOMY_LEVELS)
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="approval timeout (0 = wait forever)")
+    parser.add_argument("--output-format", choices=("text", "json"), default="text")
+    parser.add_argument("--version", action="version", version=f"saikish {__version__}")
+    return parser
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str],
+           io: Streams) -> argparse.Namespace | int:
+    """Parse, turning argparse's exits into return codes on our streams."""
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = io.stdout, io.stderr
+    try:
+        return parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def run(args: argparse.Namespace, io: Streams) -> int:
+    """Load the config, pick the model, and run one-shot or the REPL."""
+    from pathlib import Path
+
+    from saikish.config import find_config, load_config
+    from saikish.models import parse_spec
+
+    config = load_config(find_config(args.config, Path.cwd()))
+    spec = parse_spec(args.model, config)
+    workspace = Path.cwd()
+    demo_root = None
+    if spec.provider == "demo":
+        from saikish.models.demo import make_workspace
+
+        demo_root = workspace = make_workspace()  # never touch the directory we started in
+    try:
+        session = make_session(args, config, str(workspace))
+        if args.prompt is not None:
+            return one_shot(args, config, spec, session, io)
+        if not io.interactive():
+            print("saikish: the interactive REPL needs a terminal; use -p PROMPT "
+                  "(or -p - to read it from stdin)", file=io.stderr)
+            return EXIT_USAGE
+        from saikish.ui.repl import Repl
+
+        return Repl(config, spec, session, io, timeout_s=_timeout_s(args, config)).run()
+    finally:
+        if demo_root is not None:
+            from saikish.models.demo import remove_workspace
+
+            remove_workspace(demo_root)
+
+
+def make_session(args: argparse.Namespace, config: Config, workspace: str) -> Session:
+    """The Session for this run: mode and autonomy from flags over agent.yml."""
+    from saikish import paths
+    from saikish.allowlist import Allowlist
+    from saikish.audit import AuditLog
+    from saikish.session import Session
+    from saikish.types import Autonomy, Mode
+
+    mode = config.confirmation.mode
+    if args.auto_approve:
+        mode = Mode.AUTO_APPROVE
+    elif args.auto_deny:
+        mode = Mode.AUTO_DENY
+    autonomy = Autonomy(args.autonomy) if args.autonomy else config.confirmation.autonomy
+    session = Session(config, workspace, mode, autonomy,
+                      allowlist=Allowlist(paths.allowlist_path()),
+                      persist_always=config.confirmation.storage == "storage")
+    session.audit = AuditLog(paths.state_dir() / "audit.jsonl", session.id)
+    return session
+
+
+def _timeout_s(args: argparse.Namespace, config: Config) -> float | None:
+    seconds = args.timeout if args.timeout is not None else config.confirmation.timeout_ms / 1000
+    return seconds or None
+
+
+def build_agent(config: Config, spec: ModelSpec, session: Session, io: Streams,
+                timeout_s: float | None, *, console: Any, show_results: bool = True) -> Agent:
+    """Model, tools, approver, executor and agent for one session."""
+    from saikish.agent import Agent
+    from saikish.executor import Approver, Executor, NoTerminalApprover
+    from saikish.models import load_model
+    from saikish.tools import RunContext, builtin_tools
+    from saikish.ui.render import ConsoleReporter
+
+    tools = builtin_tools()
+    approver: Approver = NoTerminalApprover()
+    if io.interactive():
+        from saikish.ui.approver import TerminalApprover
+
+        approver = TerminalApprover(console, timeout_s)
+    run_context = RunContext(session.workspace, config.tools.output_limit,
+                             config.tools.bash_timeout)
+    executor = Executor(session, tools, approver, ConsoleReporter(console, show_results),
+                        run_context)
+    return Agent(load_model(spec, config), executor, list(tools.values()),
+                 config.system_prompt, config.llm.max_iterations)
+
+
+def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session: Session,
+             io: Streams) -> int:
+    """`-p PROMPT`: run to completion, print the answer (or JSON), return the exit code."""
+    from rich.console import Console
+
+    prompt = io.stdin.read() if args.prompt == "-" else args.prompt
+    if not prompt.strip():
+        print("saikish: the prompt is empty", file=io.stderr)
+        return EXIT_USAGE
+    console = Console(file=io.stderr, stderr=True, highlight=False)
+    agent = build_agent(config, spec, session, io, _timeout_s(args, config), console=console)
+    result = agent.send(prompt, lambda piece: None)
+    if args.output_format == "json":
+        import json
+
+        print(json.dumps(result_json(result), ensure_ascii=False), file=io.stdout)
+    elif result.text:
+        print(result.text, file=io.stdout)
+    if result.message:
+        print(f"saikish: {result.message}", file=io.stderr)
+    return exit_code(result)
+
+
+def exit_code(result: RunResult) -> int:
+    """SPEC 8: 0 finished, 1 failure, 3 stopped by a hard rejection or timeout."""
+    from saikish.agent import ERROR, FINISHED, MAX_ITERATIONS, STOPPED
+
+    return {FINISHED: EXIT_OK, STOPPED: EXIT_STOPPED, ERROR: EXIT_FAILURE,
+            MAX_ITERATIONS: EXIT_FAILURE}[result.exit_reason]
+
+
+def result_json(result: RunResult) -> dict[str, Any]:
+    """The object `--output-format json` prints (SPEC 8)."""
+    return {
+        "result": result.text,
+        "exit_reason": result.exit_reason,
+        "calls": [{
+            "id": record.call.id,
+            "name": record.call.name,
+            "arguments": record.call.wire_arguments,
+            "decision": record.decision.outcome.value,
+            "source": record.decision.source.value,
+            "rule": record.decision.rule,
+            "edited": record.edited,
+        } for record in result.records],
+        "usage": {"input_tokens": result.usage.input_tokens,
+                  "output_tokens": result.usage.output_tokens},
+    }
+
+
+if __name__ == "__main__":  # pragma: no cover
+    entry()

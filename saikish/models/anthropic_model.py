@@ -1,0 +1,132 @@
+"""Claude through the official `anthropic` SDK (imported only when used).
+
+The SDK does the HTTP, the auth and the SSE framing; raw events are
+assembled by AnthropicAssembler. Thinking blocks are sent back unchanged,
+with their signatures, as the API requires.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from saikish.config import Config, expand_env
+from saikish.errors import UsageError
+from saikish.models.anthropic_stream import AnthropicAssembler
+from saikish.models.base import AssistantMessage, Message, TextSink, ToolResults, UserMessage
+from saikish.models.http_errors import HttpProblem, classify
+from saikish.models.remote import Remote, StreamFailure, connection_problem, no_key
+from saikish.tools.base import Tool
+from saikish.types import Turn, Usage
+
+MAX_TOKENS = 8192
+
+
+class AnthropicModel:
+    """A Claude model behind the Messages API."""
+
+    def __init__(self, model: str, api_key: str, base_url: str | None) -> None:
+        import anthropic
+
+        self.name = f"anthropic:{model}"
+        self.model = model
+        self.client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0)
+        self.remote = Remote("anthropic", model, str(self.client.base_url).rstrip("/"),
+                             key_hint="Set ANTHROPIC_API_KEY (or llm.apiKey) to a valid key.")
+        self.last_request: dict[str, Any] | None = None
+
+    @classmethod
+    def create(cls, model: str, config: Config) -> AnthropicModel:
+        """From -m / agent.yml: keys and URLs from the config, then the environment."""
+        own = config.llm.provider in (None, "anthropic")
+        key = expand_env(config.llm.api_key, "llm.apiKey", config) \
+            if own and config.llm.api_key else os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise UsageError(no_key("ANTHROPIC_API_KEY", "anthropic"))
+        base_url = expand_env(config.llm.base_url, "llm.baseURL", config) \
+            if own and config.llm.base_url else os.environ.get("ANTHROPIC_BASE_URL")
+        return cls(model, key, base_url)
+
+    def complete(self, system: str, messages: Sequence[Message], tools: Sequence[Tool],
+                 on_text: TextSink) -> Turn:
+        """One streamed call, retried by policy."""
+        body: dict[str, Any] = {"model": self.model, "max_tokens": MAX_TOKENS,
+                                "messages": wire_messages(messages), "stream": True}
+        if system:
+            body["system"] = system
+        if tools:
+            body["tools"] = [{"name": t.name, "description": t.description,
+                              "input_schema": dict(t.schema)} for t in tools]
+        self.last_request = body
+        return self.remote.run(lambda sink: self._attempt(body, sink), on_text)
+
+    def _attempt(self, body: dict[str, Any], on_text: TextSink) -> Turn:
+        import anthropic
+
+        assembler = AnthropicAssembler()
+        try:
+            stream = self.client.post("/v1/messages", body=body, cast_to=object, stream=True,
+                                      stream_cls=anthropic.Stream[object])
+            for event in stream:
+                if isinstance(event, dict):
+                    piece = assembler.feed(event)
+                    if piece:
+                        on_text(piece)
+        except anthropic.APIStatusError as exc:
+            if exc.status_code == 200:  # event: error inside the stream
+                raise StreamFailure(_stream_problem(exc.body), assembler.text) from None
+            raise StreamFailure(classify(exc.status_code, dict(exc.response.headers),
+                                         exc.response.text), assembler.text) from None
+        except anthropic.APIConnectionError as exc:
+            raise StreamFailure(connection_problem(str(exc.__cause__ or exc)),
+                                assembler.text) from None
+        return to_turn(assembler)
+
+
+def to_turn(assembler: AnthropicAssembler) -> Turn:
+    """The Turn the loop acts on; thinking blocks ride along for the next request."""
+    complete, incomplete = assembler.tool_calls()
+    usage = assembler.usage or {}
+    return Turn(text=assembler.text, tool_calls=tuple(complete),
+                usage=Usage(int(usage.get("input_tokens") or 0),
+                            int(usage.get("output_tokens") or 0)),
+                stop=assembler.effective_stop(), incomplete_calls=tuple(incomplete),
+                provider_blocks=tuple(assembler.thinking()))
+
+
+def _stream_problem(body: Any) -> HttpProblem:
+    error = body.get("error") if isinstance(body, dict) else None
+    error = error if isinstance(error, dict) else {}
+    kind = str(error.get("type") or "api_error")
+    message = str(error.get("message") or "stream error")
+    return HttpProblem("overloaded" if kind == "overloaded_error" else "server",
+                       kind in ("api_error", "overloaded_error"), message)
+
+
+def wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """The conversation as Messages API turns; consecutive user content is merged."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, UserMessage):
+            _add(out, "user", [{"type": "text", "text": message.text}])
+        elif isinstance(message, ToolResults):
+            _add(out, "user", [{"type": "tool_result", "tool_use_id": r.call_id,
+                                "content": r.content, "is_error": r.is_error}
+                               for r in message.results])
+        elif isinstance(message, AssistantMessage):
+            turn = message.turn
+            blocks: list[dict[str, Any]] = [dict(b) for b in turn.provider_blocks]
+            if turn.text:
+                blocks.append({"type": "text", "text": turn.text})
+            blocks += [{"type": "tool_use", "id": c.id, "name": c.name,
+                        "input": dict(c.arguments)} for c in turn.tool_calls]
+            _add(out, "assistant", blocks or [{"type": "text", "text": "(no answer)"}])
+    return out
+
+
+def _add(out: list[dict[str, Any]], role: str, content: list[dict[str, Any]]) -> None:
+    if out and out[-1]["role"] == role:
+        out[-1]["content"].extend(content)
+    else:
+        out.append({"role": role, "content": content})

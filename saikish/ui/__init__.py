@@ -1,0 +1,1 @@
+"""The terminal UI: previews, the approval prompt, the approver, the REPL."""

@@ -1,0 +1,159 @@
+"""Slash commands of the REPL (SPEC 9): each a small function on the Repl's state."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from saikish.errors import RuleError, SaikishError
+from saikish.rules import parse_rule
+from saikish.types import Autonomy, Mode
+from saikish.ui.inert import inert
+
+if TYPE_CHECKING:
+    from saikish.ui.repl import Repl
+
+EXIT = "exit"
+
+
+@dataclass(frozen=True)
+class Command:
+    """One slash command: its help line and what it does."""
+
+    usage: str
+    help: str
+    run: Callable[[Repl, str], str | None]
+
+
+def run_command(repl: Repl, line: str) -> str | None:
+    """Run `/name args`; returns EXIT to leave the REPL."""
+    name, _, arg = line[1:].partition(" ")
+    command = COMMANDS.get(name)
+    if command is None:
+        repl.say(f"unknown command /{name}; /help lists them", "red")
+        return None
+    try:
+        return command.run(repl, arg.strip())
+    except (SaikishError, ValueError) as exc:
+        repl.say(str(exc), "red")
+        return None
+
+
+def _help(repl: Repl, arg: str) -> None:
+    for name, command in COMMANDS.items():
+        repl.console.print(Text.assemble((f"/{name} {command.usage}".ljust(22), "bold"),
+                                         command.help))
+    repl.say("Enter sends · Alt-Enter or Esc Enter: new line · Ctrl-C cancels · Ctrl-D exits")
+
+
+def _exit(repl: Repl, arg: str) -> str:
+    return EXIT
+
+
+def _clear(repl: Repl, arg: str) -> None:
+    repl.agent.clear()
+    repl.say("conversation cleared")
+
+
+def _model(repl: Repl, arg: str) -> None:
+    if arg:
+        repl.switch_model(arg)
+    repl.say(f"model: {repl.spec}")
+
+
+def _tools(repl: Repl, arg: str) -> None:
+    for tool in repl.agent.tools:
+        repl.console.print(Text.assemble((tool.name.ljust(12), "bold"), tool.description))
+
+
+def _allowlist(repl: Repl, arg: str) -> None:
+    from saikish.ui.tables import rules_table
+
+    repl.console.print(rules_table(repl.session.rules()))
+    for error in repl.session.allowlist_errors():
+        repl.say(error, "red")
+
+
+def _allow(repl: Repl, arg: str) -> None:
+    rule = _rule(arg, "/allow")
+    repl.session.session_rules.append(rule)
+    repl.say(f"allowed for this session: {rule}")
+
+
+def _deny(repl: Repl, arg: str) -> None:
+    rule = _rule(arg, "/deny")
+    repl.session.extra_deny += (rule,)
+    repl.say(f"denied for this session: {rule}")
+
+
+def _forget(repl: Repl, arg: str) -> None:
+    text = _rule(arg, "/forget").text
+    found = repl.session.forget(text)
+    if repl.session.allowlist is not None and repl.session.allowlist.remove(text):
+        found = True
+        repl.say(f"removed from {repl.session.allowlist.path}: {text}")
+    repl.say(f"forgot {text}" if found else f"no session or allowlist rule {text}")
+
+
+def _mode(repl: Repl, arg: str) -> None:
+    if arg:
+        repl.session.mode = Mode(_choice(arg, [m.value for m in Mode], "/mode"))
+    repl.say(f"mode: {repl.session.mode.value}")
+
+
+def _autonomy(repl: Repl, arg: str) -> None:
+    if arg:
+        repl.session.autonomy = Autonomy(_choice(arg, [a.value for a in Autonomy], "/autonomy"))
+    repl.say(f"autonomy: {repl.session.autonomy.value}")
+
+
+def _auto(repl: Repl, arg: str) -> None:
+    if not arg.isdigit():
+        raise ValueError("/auto N: approve the next N calls that would ask (never escalation "
+                         "or deny rules)")
+    repl.session.auto_budget = int(arg)
+    repl.say(f"the next {arg} calls that would ask are approved")
+
+
+def _audit(repl: Repl, arg: str) -> None:
+    from saikish import paths
+    from saikish.audit import read_tail
+    from saikish.ui.tables import audit_table
+
+    count = int(arg) if arg.isdigit() else 20
+    repl.console.print(audit_table(read_tail(paths.state_dir() / "audit.jsonl", count)))
+
+
+def _rule(text: str, command: str) -> object:
+    if not text:
+        raise ValueError(f"{command} RULE, e.g. {command} 'Bash(npm test *)'")
+    try:
+        return parse_rule(text, command)
+    except RuleError as exc:
+        raise ValueError(inert(str(exc))) from None
+
+
+def _choice(value: str, allowed: list[str], command: str) -> str:
+    if value not in allowed:
+        raise ValueError(f"{command}: '{value}' is not one of {', '.join(allowed)}")
+    return value
+
+
+COMMANDS: dict[str, Command] = {
+    "help": Command("", "this list", _help),
+    "exit": Command("", "leave saikish", _exit),
+    "clear": Command("", "forget the conversation", _clear),
+    "model": Command("[PROVIDER:MODEL]", "show or switch the model", _model),
+    "tools": Command("", "the tools the model can call", _tools),
+    "allowlist": Command("", "every rule in force and where it comes from", _allowlist),
+    "allow": Command("RULE", "allow a rule for this session", _allow),
+    "deny": Command("RULE", "deny a rule for this session", _deny),
+    "forget": Command("RULE", "drop a rule from the session and the allowlist file", _forget),
+    "mode": Command("[MODE]", "event-based | auto-approve | auto-deny", _mode),
+    "autonomy": Command("[LEVEL]", "full-auto | supervised | cautious | manual", _autonomy),
+    "auto": Command("N", "approve the next N calls that would ask", _auto),
+    "audit": Command("[N]", "the last N decisions", _audit),
+}

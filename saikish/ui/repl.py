@@ -1,0 +1,157 @@
+"""The REPL (SPEC 9): prompt, history, slash commands, streamed answers."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import Completer, Completion, WordCompleter
+from prompt_toolkit.document import Document
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from rich.console import Console
+from rich.text import Text
+
+from saikish import __version__, paths
+from saikish.ui.commands import COMMANDS, EXIT, run_command
+from saikish.ui.render import MarkdownStream, error_line, usage_line
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from prompt_toolkit.completion import CompleteEvent
+
+    from saikish.cli import Streams
+    from saikish.config import Config
+    from saikish.models import ModelSpec
+    from saikish.session import Session
+
+PROMPT = "› "
+SDK_MODULES = {"openai": "openai", "ollama": "openai", "anthropic": "anthropic"}
+
+
+class Repl:
+    """One interactive session: reads messages, runs the agent, shows the answers."""
+
+    def __init__(self, config: Config, spec: ModelSpec, session: Session, io: Streams,
+                 timeout_s: float | None) -> None:
+        from saikish.cli import build_agent
+
+        self.config, self.spec, self.session, self.io = config, spec, session, io
+        self.console = Console(file=io.stdout, highlight=False)
+        self.timeout_s = timeout_s
+        self.agent = build_agent(config, spec, session, io, timeout_s, console=self.console)
+
+    def run(self) -> int:
+        """Read and answer messages until /exit or Ctrl-D."""
+        _warm_sdk(self.spec.provider)  # import the SDK while the person types
+        prompt = self._prompt_session()
+        self._banner()
+        while True:
+            try:
+                line = prompt.prompt(PROMPT)
+            except KeyboardInterrupt:
+                continue  # Ctrl-C clears the line
+            except EOFError:
+                return 0
+            text = line.strip()
+            if not text:
+                continue
+            if text.startswith("/"):
+                if run_command(self, text) == EXIT:
+                    return 0
+                continue
+            self.send(text)
+
+    def send(self, text: str) -> None:
+        """Run one message through the agent, streaming the answer."""
+        stream = MarkdownStream(self.console)
+        try:
+            result = self.agent.send(text, stream)
+        except KeyboardInterrupt:
+            stream.close()
+            self.say("cancelled", "yellow")
+            return
+        stream.close()
+        if result.exit_reason == "error":
+            error_line(self.console, result.message)
+        elif result.message:
+            self.say(result.message, "yellow")
+        if result.exit_reason == "stopped":
+            self.say("stopped: tell saikish how to go on", "yellow")
+        if result.last_usage.input_tokens or result.last_usage.output_tokens:
+            self.say(usage_line(result.last_usage))
+
+    def switch_model(self, text: str) -> None:
+        """Use another model from now on (the conversation is kept)."""
+        from saikish.models import load_model, parse_spec
+
+        spec = parse_spec(text, self.config)
+        self.agent.model = load_model(spec, self.config)
+        self.spec = spec
+
+    def say(self, text: str, style: str = "dim") -> None:
+        """One line of our own."""
+        self.console.print(Text(text, style=style))
+
+    def _banner(self) -> None:
+        self.console.print(Text.assemble(
+            ("saikish ", "bold"), (f"{__version__} · {self.spec} · ", "dim"),
+            (f"{self.session.autonomy.value}, {self.session.mode.value}", "dim")))
+        if self.spec.provider == "demo":
+            self.say(f"demo workspace: {self.session.workspace} (removed on exit). "
+                     f"Type anything, e.g. 'show me around', and press Enter.", "cyan")
+        for error in self.session.allowlist_errors():
+            error_line(self.console, f"{error} (using the rules that could be read; "
+                                     f"'always' choices stay in this session until it is fixed)")
+        self.say("/help for commands · Ctrl-D to exit")
+
+    def _prompt_session(self) -> PromptSession[str]:
+        history_file = paths.state_dir() / "history"
+        history_file.parent.mkdir(parents=True, exist_ok=True)
+        return PromptSession(history=FileHistory(str(history_file)), multiline=True,
+                             key_bindings=_keys(), completer=SlashCompleter(),
+                             complete_while_typing=True)
+
+
+def _keys() -> KeyBindings:
+    """Enter sends; Alt-Enter (Esc Enter) inserts a newline."""
+    kb = KeyBindings()
+
+    @kb.add("enter")
+    def _send(event: KeyPressEvent) -> None:
+        event.current_buffer.validate_and_handle()
+
+    @kb.add("escape", "enter")
+    def _newline(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text("\n")
+
+    return kb
+
+
+class SlashCompleter(Completer):
+    """Completes slash commands at the start of the line."""
+
+    def __init__(self) -> None:
+        self.words = WordCompleter([f"/{name}" for name in COMMANDS], sentence=True)
+
+    def get_completions(self, document: Document,
+                        complete_event: CompleteEvent) -> Iterable[Completion]:
+        """Slash commands, only while the first word is being typed."""
+        if document.text.startswith("/") and " " not in document.text:
+            yield from self.words.get_completions(document, complete_event)
+
+
+def _warm_sdk(provider: str) -> None:
+    module = SDK_MODULES.get(provider)
+    if module is None:
+        return
+
+    def load() -> None:
+        try:
+            __import__(module)
+        except ImportError:
+            pass
+
+    threading.Thread(target=load, daemon=True, name="sdk-import").start()
