@@ -26,7 +26,8 @@ _SECRET_VALUES = [
     re.compile(r"(?i)\b(bearer\s+[A-Za-z0-9._\-~+/]{8,}=*)"),
     re.compile(r"(?i)((?:api[_-]?key|token|secret|password|passwd)[\"']?\s*[:=]\s*[\"']?)"
                r"([^\s\"'&]{4,})"),
-    re.compile(r"(?i)(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----)"),
+    re.compile(r"(?i)(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?"
+               r"(-----END [A-Z ]*PRIVATE KEY-----)"),
 ]
 REDACTED = "[REDACTED]"
 

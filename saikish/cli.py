@@ -7,7 +7,6 @@ fast; everything else is imported when a command needs it.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from saikish.risk import Classification, auto_approves, classify, write_risk
 from saikish.rules import Rule, bash_rule_for, parse_rule

@@ -178,7 +178,7 @@ def _words_match(patterns: tuple[str, ...], prefix: bool, colon_word: str | None
                  argv: tuple[str, ...]) -> bool:
     if len(argv) < len(patterns) or (not prefix and len(argv) != len(patterns)):
         return False
-    for index, (pattern, word) in enumerate(zip(patterns, argv)):
+    for index, (pattern, word) in enumerate(zip(patterns, argv, strict=False)):
         last = index == len(patterns) - 1
         if fnmatch.fnmatchcase(word, pattern):
             continue

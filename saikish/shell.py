@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 ESCALATORS = frozenset({"sudo", "su", "doas", "pkexec", "run0"})
@@ -121,11 +121,8 @@ def unquote(raw: str) -> Word:
             ansi_c = True
             out.append(c)
             i += 1
-        elif c == "$" and i + 1 < n and (raw[i + 1].isalnum() or raw[i + 1] in "_{(@*#?$!-"):
-            dynamic = True
-            out.append(c)
-            i += 1
-        elif c == "`":
+        elif c == "`" or (c == "$" and i + 1 < n and (
+                raw[i + 1].isalnum() or raw[i + 1] in "_{(@*#?$!-")):
             dynamic = True
             out.append(c)
             i += 1

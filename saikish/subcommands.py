@@ -8,7 +8,7 @@ import os
 import shlex
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -152,10 +152,10 @@ def check_json(assessment: Assessment) -> dict[str, Any]:
 
 def _print_check(call: ToolCall, assessment: Assessment, io: Streams) -> None:
     from rich.console import Console
-
-    from saikish.ui.preview import command_table, risk_label
-    from saikish.ui.inert import inert
     from rich.text import Text
+
+    from saikish.ui.inert import inert
+    from saikish.ui.preview import command_table, risk_label
 
     console = Console(file=io.stdout, highlight=False)
     data = check_json(assessment)

@@ -9,7 +9,6 @@ from typing import Any
 
 from saikish.types import StopReason, ToolCall
 
-
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
               "cache_read_input_tokens")
 
@@ -45,9 +44,9 @@ class AnthropicAssembler:
         elif kind == "content_block_delta":
             return self._delta(int(event.get("index", 0)), event.get("delta") or {})
         elif kind == "content_block_stop":
-            block = self._blocks.get(int(event.get("index", 0)))
-            if block is not None:
-                block.closed = True
+            stopped = self._blocks.get(int(event.get("index", 0)))
+            if stopped is not None:
+                stopped.closed = True
         elif kind == "message_delta":
             reason = (event.get("delta") or {}).get("stop_reason")
             self.stop_reason = reason or self.stop_reason

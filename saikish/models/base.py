@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, Union
+from typing import Protocol
 
 from saikish.tools.base import Tool
 from saikish.types import ToolResult, Turn
@@ -31,7 +31,7 @@ class ToolResults:
     results: tuple[ToolResult, ...]
 
 
-Message = Union[UserMessage, AssistantMessage, ToolResults]
+Message = UserMessage | AssistantMessage | ToolResults
 TextSink = Callable[[str], None]
 
 

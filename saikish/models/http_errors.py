@@ -84,7 +84,8 @@ def backoff(attempt: int) -> float:
     """Exponential backoff with jitter: about 0.5, 1, 2, 4 s... capped at 8 s."""
     import random
 
-    return min(0.5 * 2 ** attempt, 8.0) * (0.75 + random.random() / 2)
+    base: float = min(0.5 * 2.0 ** attempt, 8.0)
+    return base * (0.75 + random.random() / 2)
 
 
 def _error_object(body: str) -> dict[str, Any]:
@@ -121,7 +122,7 @@ def _duration(value: str) -> float | None:
     if not parts:
         return _number(value)
     scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-    return sum(float(n) * scale[unit] for n, unit in parts)
+    return float(sum(float(n) * scale[unit] for n, unit in parts))
 
 
 def _rfc3339_in(value: str, now: float | None) -> float | None:

@@ -99,7 +99,8 @@ def to_turn(assembler: OpenAIAssembler) -> Turn:
     return Turn(text=text, tool_calls=tuple(complete),
                 usage=Usage(int(usage.get("prompt_tokens") or 0),
                             int(usage.get("completion_tokens") or 0)),
-                stop=assembler.effective_stop(), incomplete_calls=tuple(incomplete), reasoning=assembler.reasoning)
+                stop=assembler.effective_stop(), incomplete_calls=tuple(incomplete),
+                reasoning=assembler.reasoning)
 
 
 def _stream_problem(error: Any, fallback: str) -> HttpProblem:

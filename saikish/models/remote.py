@@ -45,13 +45,8 @@ class Remote:
         """Call `attempt` until it succeeds, a failure is final, or the tries run out."""
         for number in range(self.attempts):
             shown: list[str] = []
-
-            def sink(piece: str) -> None:
-                shown.append(piece)
-                on_text(piece)
-
             try:
-                return attempt(sink)
+                return attempt(_recording(shown, on_text))
             except StreamFailure as failure:
                 partial = failure.partial or "".join(shown)
                 problem = failure.problem
@@ -90,6 +85,14 @@ class Remote:
         if problem.retryable:
             return f"{self.label}: failed after {tries} tries: {what}"
         return f"{self.label}: request failed: {what}"
+
+
+def _recording(shown: list[str], on_text: TextSink) -> TextSink:
+    def sink(piece: str) -> None:
+        shown.append(piece)
+        on_text(piece)
+
+    return sink
 
 
 def connection_problem(message: str) -> HttpProblem:

@@ -47,8 +47,9 @@ def run_bash(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
 
 
 def _drain(proc: subprocess.Popen[bytes], output: BoundedText) -> None:
-    assert proc.stdout is not None
-    for chunk in iter(lambda: proc.stdout.read1(65536), b""):  # type: ignore[union-attr]
+    stream = proc.stdout
+    assert stream is not None
+    for chunk in iter(lambda: os.read(stream.fileno(), 65536), b""):
         output.add(chunk.decode("utf-8", errors="replace"))
 
 

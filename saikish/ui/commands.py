@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from saikish.errors import RuleError, SaikishError
-from saikish.rules import parse_rule
+from saikish.rules import Rule, parse_rule
 from saikish.types import Autonomy, Mode
 from saikish.ui.inert import inert
 
@@ -127,7 +127,7 @@ def _audit(repl: Repl, arg: str) -> None:
     repl.console.print(audit_table(read_tail(paths.state_dir() / "audit.jsonl", count)))
 
 
-def _rule(text: str, command: str) -> object:
+def _rule(text: str, command: str) -> Rule:
     if not text:
         raise ValueError(f"{command} RULE, e.g. {command} 'Bash(npm test *)'")
     try:

@@ -66,7 +66,7 @@ class PromptOptions:
 def ask_choice(render: Callable[[int, int | None], RenderableType],
                options: PromptOptions) -> Choice:
     """Show the box drawn by `render(width, seconds_left)` and return the person's choice."""
-    choices = [c for c in Choice if c is not Choice.TIMEOUT and (
+    choices: list[Choice] = [c for c in Choice if c is not Choice.TIMEOUT and (
         options.offer_always or c not in (Choice.ALWAYS_SESSION, Choice.ALWAYS_REMEMBER))]
     state = _State(choices, options)
     app: Application[Choice] = Application(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from typing import TYPE_CHECKING
 
@@ -149,9 +150,7 @@ def _warm_sdk(provider: str) -> None:
         return
 
     def load() -> None:
-        try:
+        with contextlib.suppress(ImportError):
             __import__(module)
-        except ImportError:
-            pass
 
     threading.Thread(target=load, daemon=True, name="sdk-import").start()
