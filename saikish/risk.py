@@ -124,13 +124,20 @@ def _has_short(args: list[str], letters: str) -> bool:
                for a in args)
 
 
-def _rm(args: list[str]) -> Classification:
-    return Classification(D)
-
-
 def _chmod(args: list[str]) -> Classification:
     recursive = _has_short(args, "R") or "--recursive" in args
     return Classification(D if recursive else W)
+
+
+def _env(args: list[str]) -> Classification:
+    if any(a.startswith(("-S", "--split-string")) for a in args):
+        return Classification(U, "env -S runs a command split from a string")
+    return Classification(R)
+
+
+def _uniq(args: list[str]) -> Classification:
+    files = [a for a in args if not a.startswith("-")]
+    return Classification(W if len(files) > 1 else R)  # uniq IN OUT writes OUT
 
 
 def _sort(args: list[str]) -> Classification:
@@ -333,7 +340,7 @@ def _first_word(args: list[str]) -> str | None:
 
 
 _SPECIAL: dict[str, Callable[[list[str]], Classification]] = {
-    "rm": _rm, "chmod": _chmod, "chown": _chmod, "chgrp": _chmod, "sort": _sort,
+    "env": _env, "uniq": _uniq, "chmod": _chmod, "chown": _chmod, "chgrp": _chmod, "sort": _sort,
     "find": _find, "rg": _rg, "sed": _sed, "gsed": _sed, "awk": _awk, "gawk": _awk,
     "mawk": _awk, "nawk": _awk, "pip": _pip, "pip3": _pip, "npm": _npm, "pnpm": _npm,
     "yarn": _npm, "bun": _npm, "cargo": _cargo, "go": _go, "docker": _docker, "podman": _docker,

@@ -127,7 +127,8 @@ def unquote(raw: str) -> Word:
             out.append(c)
             i += 1
         else:
-            if c in "*?[" or (c == "{" and "," in raw[i:]) or (c == "~" and i == 0):
+            if c in "*?" or (c == "[" and "]" in raw[i + 2:]) or (
+                    c == "{" and "," in raw[i:]) or (c == "~" and i == 0):
                 globbing = True
             out.append(c)
             i += 1

@@ -1,0 +1,69 @@
+"""Shared test fixtures: isolated config/state dirs, the shared/ material, a CLI runner."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from saikish.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+def shared_path(*parts: str) -> Path:
+    """A file under ../shared, or skip the test with the reason when it is absent."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is not here: the shared/ material sits beside the checkout")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own config and state dirs, and runs in its own workspace."""
+    monkeypatch.setenv("SAIKISH_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("SAIKISH_STATE_DIR", str(tmp_path / "state"))
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",
+                 "OLLAMA_HOST", "VISUAL", "EDITOR"):
+        monkeypatch.delenv(name, raising=False)
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    monkeypatch.chdir(workspace)
+    return tmp_path
+
+
+@dataclass
+class Run:
+    """What a CLI run printed and returned."""
+
+    code: int
+    out: str
+    err: str
+
+
+class _Pipe(io.StringIO):
+    def isatty(self) -> bool:
+        return False
+
+
+@pytest.fixture
+def cli() -> Callable[..., Run]:
+    """Run main(argv) with piped (non-terminal) stdin/stdout/stderr."""
+
+    def run(*argv: str, stdin: str = "") -> Run:
+        out, err = _Pipe(), _Pipe()
+        code = main(list(argv), stdin=_Pipe(stdin), stdout=out, stderr=err)
+        return Run(code, out.getvalue(), err.getvalue())
+
+    return run
+
+
+def write_script(path: Path, text: str) -> str:
+    """Write a script-model YAML file; returns the -m value for it."""
+    path.write_text(text, encoding="utf-8")
+    return f"script:{path}"
