@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from saikish.config import yaml_problem
 from saikish.errors import RuleError, SaikishError
 from saikish.rules import Rule, parse_rule
 
@@ -131,9 +132,8 @@ def parse_state(text: str, path: Path) -> AllowlistState:
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        problem = getattr(exc, "problem", None) or "not valid YAML"
+        line, problem = yaml_problem(exc)
+        where = f"{path}:{line}" if line else str(path)
         return AllowlistState(errors=(f"{where}: {problem}",), deny_complete=False)
     if root is None:
         return AllowlistState()

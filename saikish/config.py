@@ -102,13 +102,22 @@ def parse_config(text: str, path: Path) -> Config:
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark else None
-        problem = getattr(exc, "problem", None) or str(exc)
+        line, problem = yaml_problem(exc)
         raise ConfigError(f"YAML syntax error: {problem}", path, line) from None
     if root is None:
         return Config(path=path)
     return _Reader(path).config(root)
+
+
+def yaml_problem(exc: yaml.YAMLError) -> tuple[int | None, str]:
+    """(line, message) of a YAML error: where the broken construct starts, and what broke."""
+    context = getattr(exc, "context_mark", None)
+    problem_mark = getattr(exc, "problem_mark", None)
+    mark = context or problem_mark
+    problem = getattr(exc, "problem", None) or str(exc)
+    if context is not None and getattr(exc, "context", None):
+        problem = f"{exc.context} (line {context.line + 1}): {problem}"  # type: ignore[attr-defined]
+    return (mark.line + 1 if mark else None), problem
 
 
 def expand_env(value: str, what: str, config: Config) -> str:

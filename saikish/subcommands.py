@@ -31,11 +31,12 @@ def run_subcommand(name: str, argv: list[str], io: Streams) -> int:
     return handler(argv, io)
 
 
-def _parse(parser: argparse.ArgumentParser, argv: list[str], io: Streams) -> Any:
+def _parse(parser: argparse.ArgumentParser, argv: list[str], io: Streams,
+           intermixed: bool = False) -> Any:
     stdout, stderr = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = io.stdout, io.stderr
     try:
-        return parser.parse_args(argv)
+        return parser.parse_intermixed_args(argv) if intermixed else parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
     finally:
@@ -179,7 +180,7 @@ def allowlist(argv: list[str], io: Streams) -> int:
     parser.add_argument("rule", nargs="?", help="the rule, for add and remove")
     parser.add_argument("--deny", action="store_true", help="add to the deny list")
     parser.add_argument("-c", "--config", metavar="PATH")
-    args = _parse(parser, argv, io)
+    args = _parse(parser, argv, io, intermixed=True)
     if isinstance(args, int):
         return args
     path = paths.allowlist_path()
@@ -214,7 +215,10 @@ def _show(args: argparse.Namespace, path: Path, io: Streams) -> int:
     config = load_config(find_config(args.config, Path.cwd()))
     state = read_state(path)
     console = Console(file=io.stdout, highlight=False)
-    console.print(f"allowlist: {path}" + ("" if path.exists() else " (not created yet)"))
+    console.print(f"allowlist: {path}" + ("" if path.exists() else " (not created yet)"),
+                  soft_wrap=True)
+    if config.path:
+        console.print(f"config: {config.path}", soft_wrap=True)
     console.print(rules_table(RuleSet(config.allow, config.deny, state.allow, state.deny)))
     for error in state.errors:
         print(f"saikish: {error}", file=io.stderr)

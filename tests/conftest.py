@@ -67,3 +67,9 @@ def write_script(path: Path, text: str) -> str:
     """Write a script-model YAML file; returns the -m value for it."""
     path.write_text(text, encoding="utf-8")
     return f"script:{path}"
+
+
+@pytest.fixture
+def ws(isolated_dirs: Path) -> Path:
+    """The test's workspace: an empty directory that is also the current directory."""
+    return isolated_dirs / "work"

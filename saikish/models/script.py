@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from saikish.config import yaml_problem
 from saikish.errors import ConfigError
 from saikish.models.base import Message, TextSink
 from saikish.tools.base import Tool
@@ -36,9 +37,8 @@ class ScriptModel:
         except OSError as exc:
             raise ConfigError(f"cannot read script: {exc.strerror or exc}", path) from None
         except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            raise ConfigError(f"YAML syntax error: {getattr(exc, 'problem', exc)}", path,
-                              mark.line + 1 if mark else None) from None
+            line, problem = yaml_problem(exc)
+            raise ConfigError(f"YAML syntax error: {problem}", path, line) from None
         return cls(parse_turns(data, str(path)), name=f"script:{path}")
 
     def complete(self, system: str, messages: Sequence[Message], tools: Sequence[Tool],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -21,10 +22,15 @@ def rules_table(rules: RuleSet) -> Table:
     for kind, rule in rows:
         style = "red" if kind == "deny" else "green"
         table.add_row(Text(kind, style=style), Text(inert(rule.text)),
-                      Text(inert(rule.origin or "session"), style="dim"))
+                      Text(inert(_origin(rule.origin)), style="dim"))
     if not rows:
         table.add_row("", Text("(no rules)", style="dim"), "")
     return table
+
+
+def _origin(origin: str) -> str:
+    """'agent.yml:12' for a file origin (the full path is in the header), else as given."""
+    return os.path.basename(origin) if os.sep in origin else (origin or "session")
 
 
 def audit_table(entries: Iterable[Mapping[str, Any]]) -> Table:
