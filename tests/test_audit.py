@@ -56,8 +56,9 @@ def test_the_ledger_rotates(tmp_path: Path) -> None:
 
 
 def test_a_run_is_audited_and_shown(cli: Callable[..., Run], tmp_path: Path) -> None:
-    script = ("- tool_calls:\n    - {name: bash, arguments: {command: 'echo sk-abcdefghijklmnop12'}}"
-              "\n    - {name: write_file, arguments: {path: x, content: y}}\n- text: ok\n")
+    script = ("- tool_calls:\n"
+              "    - {name: bash, arguments: {command: 'echo sk-abcdefghijklmnop12'}}\n"
+              "    - {name: write_file, arguments: {path: x, content: y}}\n- text: ok\n")
     cli("-p", "go", "-m", write_script(tmp_path / "s.yml", script), "--auto-deny")
     ledger = Path(os.environ["SAIKISH_STATE_DIR"]) / "audit.jsonl"
     entries = [json.loads(line) for line in ledger.read_text().splitlines()]
