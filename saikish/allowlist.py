@@ -145,9 +145,9 @@ def parse_state(text: str, path: Path) -> AllowlistState:
     errors: list[str] = []
     deny_complete = True
     for key, value in root.value:
-        line = f"{path}:{key.start_mark.line + 1}"
+        where = f"{path}:{key.start_mark.line + 1}"
         if key.value not in SECTIONS:
-            errors.append(f"{line}: unknown key '{key.value}'; allowed: allow, deny")
+            errors.append(f"{where}: unknown key '{key.value}'; allowed: allow, deny")
             continue
         rules, problems = _rules(value, path, key.value)
         found[key.value].extend(rules)
