@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from saikish.errors import ModelError
@@ -47,8 +47,9 @@ class Agent:
         """Forget the conversation."""
         self.messages.clear()
 
-    def send(self, text: str, on_text: TextSink) -> RunResult:
-        """Run the loop for one user message."""
+    def send(self, text: str, on_text: TextSink,
+             on_turn_end: Callable[[], None] = lambda: None) -> RunResult:
+        """Run the loop for one user message; `on_turn_end` runs after each model turn."""
         self.messages.append(UserMessage(text))
         records: list[CallRecord] = []
         usage = Usage()
@@ -59,6 +60,7 @@ class Agent:
             except ModelError as exc:
                 return RunResult(exc.partial, ERROR, tuple(records), usage, str(exc))
             usage += last.usage
+            on_turn_end()  # e.g. close a live display before anything is asked
             records.extend(_cut_off(last))
             if not last.tool_calls:  # finish_reason is not trusted: tool calls decide
                 note = "the answer was cut off at the token limit" \

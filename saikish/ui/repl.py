@@ -69,7 +69,7 @@ class Repl:
         """Run one message through the agent, streaming the answer."""
         stream = MarkdownStream(self.console)
         try:
-            result = self.agent.send(text, stream)
+            result = self.agent.send(text, stream, on_turn_end=stream.close)
         except KeyboardInterrupt:
             stream.close()
             self.say("cancelled", "yellow")
