@@ -18,6 +18,7 @@ from saikish.types import StopReason, ToolCall
 
 @dataclass
 class _Call:
+    order: tuple[int, int] = (0, 0)  # (index, arrival): calls come out in index order
     id: str = ""
     name: str = ""
     arguments: str = ""
@@ -78,7 +79,9 @@ class OpenAIAssembler:
         call = self._by_index.get(index) if isinstance(index, int) else (
             self._calls[-1] if self._calls else None)
         if call is None or (fid and call.id and fid != call.id):
-            call = _Call()  # a new index, or an index reused with a new id (Ollama)
+            # A new index, or an index reused with a new id (Ollama); no index sorts last.
+            position = index if isinstance(index, int) else 1 << 30
+            call = _Call(order=(position, len(self._calls)))
             self._calls.append(call)
             if isinstance(index, int):
                 self._by_index[index] = call
@@ -93,14 +96,14 @@ class OpenAIAssembler:
             call.object_arguments = arguments
         elif isinstance(arguments, str):
             call.arguments += arguments
-        for key, value in fragment.items():
-            if key not in ("index", "id", "type", "function"):
-                call.extra[key] = value
+        for field_name, value in fragment.items():
+            if field_name not in ("index", "id", "type", "function"):
+                call.extra[field_name] = value  # e.g. Gemini's extra_content: sent back unchanged
 
     def tool_calls(self) -> tuple[list[ToolCall], list[ToolCall]]:
         """(complete calls, incomplete calls): JSON that does not parse is never run."""
         complete, incomplete = [], []
-        for call in self._calls:
+        for call in sorted(self._calls, key=lambda c: c.order):
             call_id = call.id or f"call_{uuid.uuid4().hex[:16]}"
             if call.object_arguments is not None:
                 complete.append(ToolCall(call_id, call.name, dict(call.object_arguments),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from saikish.errors import ModelError
 from saikish.models.base import TextSink
@@ -39,7 +39,6 @@ class Remote:
     notice: Callable[[str], None] = _stderr_notice
     sleep: Callable[[float], None] = time.sleep
     attempts: int = MAX_ATTEMPTS
-    waits: list[float] = field(default_factory=list)
 
     def run(self, attempt: Callable[[TextSink], Turn], on_text: TextSink) -> Turn:
         """Call `attempt` until it succeeds, a failure is final, or the tries run out."""
@@ -55,7 +54,6 @@ class Remote:
                     raise ModelError(self.describe(problem, number + 1, bool(partial)),
                                      retryable=problem.retryable, partial=partial) from None
                 wait = problem.retry_after if problem.retry_after is not None else backoff(number)
-                self.waits.append(wait)
                 self.notice(f"{self.label} {problem.kind.replace('_', ' ')}: waiting {wait:.0f}s "
                             f"before trying again ({number + 2} of {self.attempts})")
                 self.sleep(wait)
