@@ -30,6 +30,8 @@ HIJACK_PREFIXES = ("GIT_", "LD_", "DYLD_", "NPM_CONFIG_", "BASH_FUNC_", "CARGO_"
 _SUBST = re.compile(r"\$\(|`|<\(|>\(")
 _RAW_ESCALATION = re.compile(
     r"(?:^|[\s;&|(`{!])(?:sudo|su|doas|pkexec|run0)(?=$|[\s;&|)`}])")
+_SPECIAL_CHARS = re.compile(r"[\\'\"$`*?\[{~]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _LEADING_TIME = re.compile(r"\s*time(?:\s+-p)?\s+(?=\S)")
 MAX_DEPTH = 12
 
@@ -99,6 +101,8 @@ def analyse(command: str) -> ShellAnalysis:
 
 def unquote(raw: str) -> Word:
     """Bash quote removal on one word's source text."""
+    if not _SPECIAL_CHARS.search(raw):
+        return Word(raw)  # the common case: nothing to remove, nothing to expand
     out: list[str] = []
     dynamic = globbing = ansi_c = False
     i, n = 0, len(raw)
@@ -174,7 +178,7 @@ class _Walker:
             return
         if "\x00" in text:
             self.opaque.append("NUL byte in command")
-        if any(ord(c) < 32 and c not in "\t\n" for c in text):
+        if _CONTROL.search(text):
             self.opaque.append("control character in command")
         if not text.strip():
             return

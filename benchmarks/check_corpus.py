@@ -1,0 +1,63 @@
+"""`saikish check --batch` over the NL2Bash corpus: time per command against bashlex alone.
+
+Targets: under 0.5 ms per command, within 1.5x bashlex's own parse time, no crash.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import io
+import json
+import sys
+import time
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "nl2bash.cm"
+
+
+def bashlex_alone(lines: list[str]) -> float:
+    import bashlex
+
+    started = time.perf_counter()
+    for line in lines:
+        with contextlib.suppress(Exception):  # only timed: errors are part of the cost
+            bashlex.parse(line)
+    return time.perf_counter() - started
+
+
+def saikish_check(lines: list[str]) -> tuple[float, collections.Counter[str]]:
+    from saikish.cli import main
+
+    out = io.StringIO()
+    stdin = io.StringIO("\n".join(lines) + "\n")
+    started = time.perf_counter()
+    code = main(["check", "--batch", "-"], stdin=stdin, stdout=out, stderr=sys.stderr)
+    elapsed = time.perf_counter() - started
+    if code != 0:
+        raise SystemExit(f"saikish check exited {code}")
+    decisions = collections.Counter(json.loads(line)["decision"]
+                                    for line in out.getvalue().splitlines())
+    if sum(decisions.values()) != len(lines):
+        raise SystemExit("not every line got a decision")
+    return elapsed, decisions
+
+
+def main() -> None:
+    if not CORPUS.exists():
+        raise SystemExit(f"{CORPUS} is not here: the shared/ material sits beside the checkout")
+    lines = CORPUS.read_text(encoding="utf-8", errors="replace").splitlines()
+    import bashlex  # noqa: F401 - build its tables before timing either side
+
+    parse = min(bashlex_alone(lines) for _ in range(3))
+    check, decisions = min((saikish_check(lines) for _ in range(3)), key=lambda r: r[0])
+    n = len(lines)
+    print(f"commands:            {n}")
+    print(f"bashlex parse alone: {parse:6.2f} s  {parse / n * 1000:.3f} ms/command")
+    print(f"saikish check:       {check:6.2f} s  {check / n * 1000:.3f} ms/command "
+          f"({check / parse:.2f}x bashlex)")
+    print("decisions:           " + ", ".join(f"{k} {v}" for k, v in sorted(decisions.items())))
+
+
+if __name__ == "__main__":
+    main()
