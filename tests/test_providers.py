@@ -416,3 +416,19 @@ def test_cli_model_error_exits_1_with_one_line(cli: Callable[..., Run],
     assert run.code == 1
     assert json.loads(run.out)["exit_reason"] == "error"
     assert "API key was rejected" in run.err and "OPENAI_API_KEY" in run.err
+
+
+def test_creating_a_provider_imports_no_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The REPL prompt must appear before any SDK is imported (it loads in the background)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom saikish.config import Config\nfrom saikish.models import "
+            "ModelSpec, load_model\n"
+            "load_model(ModelSpec('openai', 'm'), Config())\n"
+            "load_model(ModelSpec('anthropic', 'm'), Config())\n"
+            "print(sorted({'openai', 'anthropic'} & set(sys.modules)))")
+    env = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env).stdout
+    assert out.strip() == "[]"

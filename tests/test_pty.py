@@ -216,3 +216,33 @@ def test_slash_commands_and_ctrl_d(shell: list[Shell], ws: Path, tmp_path: Path)
     s.say("/bogus")
     s.expect("unknown command /bogus")
     assert s.quit() == 0
+
+
+def test_ctrl_c_kills_a_running_command_and_returns_to_the_prompt(
+        shell: list[Shell], ws: Path, tmp_path: Path) -> None:
+    s = start(shell, batch("touch started; sleep 30; touch late"), tmp_path)
+    s.say("/mode auto-approve")
+    s.expect("mode: auto-approve")
+    s.say("go")
+    s.expect("On it.")
+    for _ in range(100):  # the command has started once its first file exists
+        if (ws / "started").exists():
+            break
+        s.child.expect(pexpect.TIMEOUT, timeout=0.1)
+    s.child.sendcontrol("c")
+    s.expect("stopped")
+    s.expect(PROMPT)
+    assert not (ws / "late").exists()
+    assert "Second turn here." not in s.log.getvalue()
+    assert s.quit(at_prompt=True) == 0
+
+
+def test_ctrl_c_at_the_prompt_clears_the_line(shell: list[Shell], ws: Path,
+                                              tmp_path: Path) -> None:
+    s = start(shell, "- text: the answer\n", tmp_path)
+    s.press("half a thought")
+    s.child.sendcontrol("c")
+    s.expect(PROMPT)
+    s.say("a real question")
+    s.expect("the answer")
+    assert s.quit() == 0

@@ -21,20 +21,29 @@ from saikish.tools.base import Tool
 from saikish.types import Turn, Usage
 
 MAX_TOKENS = 8192
+ANTHROPIC_DEFAULT = "https://api.anthropic.com"
 
 
 class AnthropicModel:
     """A Claude model behind the Messages API."""
 
     def __init__(self, model: str, api_key: str, base_url: str | None) -> None:
-        import anthropic
-
         self.name = f"anthropic:{model}"
-        self.model = model
-        self.client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0)
-        self.remote = Remote("anthropic", model, str(self.client.base_url).rstrip("/"),
+        self.model, self.api_key = model, api_key
+        self.base_url = (base_url or ANTHROPIC_DEFAULT).rstrip("/")
+        self.remote = Remote("anthropic", model, self.base_url,
                              key_hint="Set ANTHROPIC_API_KEY (or llm.apiKey) to a valid key.")
-        self.last_request: dict[str, Any] | None = None
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        """The SDK client, made (and the SDK imported) on first use, not at start-up."""
+        if self._client is None:
+            import anthropic
+
+            self._client = anthropic.Anthropic(api_key=self.api_key, base_url=self.base_url,
+                                               max_retries=0)
+        return self._client
 
     @classmethod
     def create(cls, model: str, config: Config) -> AnthropicModel:
@@ -58,7 +67,6 @@ class AnthropicModel:
         if tools:
             body["tools"] = [{"name": t.name, "description": t.description,
                               "input_schema": dict(t.schema)} for t in tools]
-        self.last_request = body
         return self.remote.run(lambda sink: self._attempt(body, sink), on_text)
 
     def _attempt(self, body: dict[str, Any], on_text: TextSink) -> Turn:

@@ -22,21 +22,30 @@ from saikish.tools.base import Tool
 from saikish.types import Turn, Usage
 
 OLLAMA_DEFAULT = "http://127.0.0.1:11434"
+OPENAI_DEFAULT = "https://api.openai.com/v1"
 
 
 class OpenAICompatModel:
     """A model behind an OpenAI-compatible /chat/completions endpoint."""
 
     def __init__(self, provider: str, model: str, api_key: str, base_url: str | None) -> None:
-        import openai
-
         self.name = f"{provider}:{model}"
-        self.model = model
-        self.client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=0)
-        self.remote = Remote(provider, model, str(self.client.base_url).rstrip("/"),
+        self.model, self.api_key = model, api_key
+        self.base_url = (base_url or OPENAI_DEFAULT).rstrip("/")
+        self.remote = Remote(provider, model, self.base_url,
                              key_hint="Set OPENAI_API_KEY (or llm.apiKey) to a valid key."
                              if provider == "openai" else "", pull_hint=provider == "ollama")
-        self.last_request: dict[str, Any] | None = None
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        """The SDK client, made (and the SDK imported) on first use, not at start-up."""
+        if self._client is None:
+            import openai
+
+            self._client = openai.OpenAI(api_key=self.api_key, base_url=self.base_url,
+                                         max_retries=0)
+        return self._client
 
     @classmethod
     def create(cls, provider: str, model: str, config: Config) -> OpenAICompatModel:
@@ -63,7 +72,6 @@ class OpenAICompatModel:
         }
         if tools:
             body["tools"] = [{"type": "function", "function": t.wire_spec()} for t in tools]
-        self.last_request = body
         return self.remote.run(lambda sink: self._attempt(body, sink), on_text)
 
     def _attempt(self, body: dict[str, Any], on_text: TextSink) -> Turn:
