@@ -87,13 +87,17 @@ def check_turn(turn: Turn, streamed: str, expect: dict[str, Any], anthropic: boo
         assert turn.reasoning == expect["reasoning"]
 
 
+WIRE = [(api, name) for api in ("openai", "anthropic") for name in fixtures(api)]
+
+
 @pytest.mark.parametrize("split", SPLITS)
-@pytest.mark.parametrize("name", fixtures("openai") or ["(shared/ absent)"])
-def test_openai_wire_fixtures(name: str, split: str) -> None:
-    body, spec = load("openai", name)
+@pytest.mark.parametrize(("api", "name"), WIRE or [("openai", "(shared/ absent)")])
+def test_wire_fixtures(api: str, name: str, split: str) -> None:
+    body, spec = load(api, name)
     expect = spec["expect"]
     with serve(Reply(body, headers=spec["http"]["headers"], split=SPLITS[split])) as server:
-        model = openai_model(server.url)
+        model: Any = anthropic_model(server.url) if api == "anthropic" else \
+            openai_model(server.url)
         if expect["error"]:
             with pytest.raises(ModelError) as raised:
                 complete(model)
@@ -101,23 +105,7 @@ def test_openai_wire_fixtures(name: str, split: str) -> None:
             assert expect["error"]["message"].rstrip(".!") in str(raised.value)
             return
         turn, streamed = complete(model)
-    check_turn(turn, streamed, expect, anthropic=False)
-
-
-@pytest.mark.parametrize("split", SPLITS)
-@pytest.mark.parametrize("name", fixtures("anthropic") or ["(shared/ absent)"])
-def test_anthropic_wire_fixtures(name: str, split: str) -> None:
-    body, spec = load("anthropic", name)
-    expect = spec["expect"]
-    with serve(Reply(body, headers=spec["http"]["headers"], split=SPLITS[split])) as server:
-        model = anthropic_model(server.url)
-        if expect["error"]:
-            with pytest.raises(ModelError) as raised:
-                complete(model)
-            assert expect["error"]["message"] in str(raised.value)
-            return
-        turn, streamed = complete(model)
-    check_turn(turn, streamed, expect, anthropic=True)
+    check_turn(turn, streamed, expect, anthropic=api == "anthropic")
 
 
 def test_openai_follow_up_answers_every_call_id() -> None:
