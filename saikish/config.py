@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,10 +67,6 @@ class Config:
     deny: tuple[Rule, ...] = ()
     hooks: Any = None
     mcp_servers: Any = None
-
-    def with_overrides(self, **changes: Any) -> Config:
-        """A copy with some confirmation/llm fields replaced (from the command line)."""
-        return replace(self, **changes)
 
 
 def find_config(explicit: str | None, cwd: Path) -> Path | None:

@@ -97,9 +97,9 @@ def _decide_tool(call: ToolCall, risk: Risk, ctx: Context) -> Assessment:
     if auto_approves(ctx.autonomy, risk):
         return Assessment(Verdict.ALLOW, risk, Source.AUTONOMY,
                           f"{_name(risk)} is allowed under autonomy {ctx.autonomy.value}")
-    proposed = (parse_rule(call.name, "proposed"),)
-    if call.name == WRITE_TOOL or "path" in call.arguments and risk is Risk.WRITE:
-        proposed = (_path_rule(call.name, str(call.arguments.get("path", ""))),)
+    # A tool with a path argument is allowed for that path only, never as a whole.
+    proposed = (_path_rule(call.name, str(call.arguments["path"])),) \
+        if "path" in call.arguments else (parse_rule(call.name, "proposed"),)
     return _mode_or_ask(risk, f"{call.name} is {_name(risk)}", ctx, proposed,
                         opaque=False)
 

@@ -211,7 +211,7 @@ class _Walker:
                 if part.kind in ("operator", "reservedword", "pipe"):
                     continue
                 if part.kind == "word":
-                    self.word(part, src, depth, via)  # for-loop lists, function names
+                    self.nested(part, src, depth, via)  # for-loop lists, function names
                 elif part.kind == "redirect":
                     self.redirect_target(part, src, depth, via)
                 else:
@@ -295,9 +295,6 @@ class _Walker:
                 self.opaque.append("command substitution inside ${...}")
             else:
                 self.nested(part, src, depth, via)
-
-    def word(self, node: Any, src: str, depth: int, via: tuple[str, ...]) -> None:
-        self.nested(node, src, depth, via)
 
     def redirect_target(self, node: Any, src: str, depth: int,
                         via: tuple[str, ...]) -> str | None:
