@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from saikish.risk_git import classify_git
 from saikish.rules import workspace_relative
-from saikish.shell import ESCALATORS, SHELLS, SimpleCommand, is_hijack_var
+from saikish.shell import ESCALATORS, SimpleCommand
 from saikish.types import Autonomy, Level, Risk
+from saikish.wrappers import SHELLS, is_hijack_var
 
 R, B, W, N, D, U = (Risk.READ_ONLY, Risk.BUILD_TEST, Risk.WRITE, Risk.NETWORK,
                     Risk.DESTRUCTIVE, Risk.UNKNOWN)
