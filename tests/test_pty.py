@@ -21,7 +21,8 @@ RIGHT, LEFT, ESC = "\x1b[C", "\x1b[D", "\x1b"
 class Shell:
     """saikish running in a pty, with everything it printed kept for assertions."""
 
-    def __init__(self, script: str, tmp: Path, *args: str, env: dict[str, str] | None = None):
+    def __init__(self, script: str, tmp: Path, *args: str, env: dict[str, str] | None = None,
+                 model: str | None = None):
         (tmp / "s.yml").write_text(script, encoding="utf-8")
         self.log = io.StringIO()
         # pexpect never answers the cursor-position request a real terminal would.
@@ -29,7 +30,7 @@ class Shell:
                        **(env or {})}
         environment.pop("NO_COLOR", None)
         self.child = pexpect.spawn(sys.executable, ["-m", "saikish", "-m",
-                                                    f"script:{tmp / 's.yml'}", *args],
+                                                    model or f"script:{tmp / 's.yml'}", *args],
                                    env=environment, encoding="utf-8", timeout=20,
                                    dimensions=(40, 120))
         self.child.logfile_read = self.log
@@ -246,3 +247,33 @@ def test_ctrl_c_at_the_prompt_clears_the_line(shell: list[Shell], ws: Path,
     s.say("a real question")
     s.expect("the answer")
     assert s.quit() == 0
+
+
+def test_ctrl_c_cancels_a_streaming_answer_and_keeps_the_conversation(
+        shell: list[Shell], ws: Path, tmp_path: Path) -> None:
+    import json
+
+    from tests.wire_server import Reply, serve
+
+    def piece(text: str) -> bytes:
+        return f'data: {json.dumps({"choices": [{"delta": {"content": text}}]})}\n\n'.encode()
+
+    stalled = Reply(piece("Thinking hard") + piece(" about it"), split=lambda b: [
+        b[:len(piece("Thinking hard"))], b[len(piece("Thinking hard")):]], delay=30)
+    answer = Reply(piece("Second answer.") + b"data: [DONE]\n\n")
+    with serve(stalled, answer) as server:
+        env = {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": f"{server.url}/v1"}
+        s = Shell("", tmp_path, env=env, model="openai:test")
+        shell.append(s)
+        s.say("first question")
+        s.expect("Thinking hard")
+        s.child.sendcontrol("c")
+        s.expect("cancelled")
+        s.expect(PROMPT)
+        s.say("second question")
+        s.expect("Second answer.")
+        assert s.quit() == 0
+        messages = server.requests[1]["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert messages[2]["content"].startswith("Thinking hard")
+    assert "interrupted" in messages[2]["content"]

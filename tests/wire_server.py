@@ -6,6 +6,7 @@ import http.server
 import json
 import random
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -46,6 +47,8 @@ class Reply:
     headers: dict[str, str] = field(
         default_factory=lambda: {"content-type": "text/event-stream; charset=utf-8"})
     split: Splitter = whole
+    # Seconds to wait after each piece (a server that stalls mid-answer).
+    delay: float = 0.0
 
 
 @dataclass
@@ -77,8 +80,12 @@ def serve(*replies: Reply) -> Iterator[WireServer]:
                 self.send_header(name, value)
             self.end_headers()
             for piece in reply.split(reply.body):
-                self.wfile.write(piece)
-                self.wfile.flush()
+                try:
+                    self.wfile.write(piece)
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client hung up (e.g. Ctrl-C)
+                time.sleep(reply.delay)
 
         def log_message(self, *args: object) -> None:
             pass
