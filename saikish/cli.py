@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,
             from saikish.subcommands import run_subcommand
 
             return run_subcommand(argv[0], argv[1:], io)
-        args = _parse(build_parser(), argv, io)
+        args = parse_args(build_parser(), argv, io)
         if isinstance(args, int):
             return args
         return run(args, io)
@@ -98,13 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _parse(parser: argparse.ArgumentParser, argv: list[str],
-           io: Streams) -> argparse.Namespace | int:
-    """Parse, turning argparse's exits into return codes on our streams."""
+def parse_args(parser: argparse.ArgumentParser, argv: list[str], io: Streams,
+               intermixed: bool = False) -> argparse.Namespace | int:
+    """Parse, turning argparse's exits (--help, errors) into return codes on our streams."""
     stdout, stderr = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = io.stdout, io.stderr
     try:
-        return parser.parse_args(argv)
+        return parser.parse_intermixed_args(argv) if intermixed else parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
     finally:

@@ -116,6 +116,17 @@ def yaml_problem(exc: yaml.YAMLError) -> tuple[int | None, str]:
     return (mark.line + 1 if mark else None), problem
 
 
+_LLM_KEYS = {"api_key": "llm.apiKey", "base_url": "llm.baseURL"}
+
+
+def llm_value(config: Config, provider: str, field_name: str) -> str | None:
+    """agent.yml's llm.apiKey / llm.baseURL, expanded, when they are meant for `provider`."""
+    value = getattr(config.llm, field_name)
+    if not value or config.llm.provider not in (None, provider):
+        return None
+    return expand_env(value, _LLM_KEYS[field_name], config)
+
+
 def expand_env(value: str, what: str, config: Config) -> str:
     """Expand $VAR and ${VAR}; an unset variable is an error now that it is needed."""
 

@@ -7,13 +7,13 @@ import json
 import os
 import shlex
 import subprocess
-import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from saikish import paths
 from saikish.allowlist import HEADER, Allowlist, read_state
+from saikish.cli import Streams, parse_args
 from saikish.config import find_config, load_config
 from saikish.errors import RuleError, UsageError
 from saikish.policy import Context, decide
@@ -21,26 +21,11 @@ from saikish.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.types import Assessment, Autonomy, Mode, ToolCall, Verdict
 
-if TYPE_CHECKING:
-    from saikish.cli import Streams
-
 
 def run_subcommand(name: str, argv: list[str], io: Streams) -> int:
     """Dispatch `saikish NAME ARGV`."""
     handler = {"check": check, "allowlist": allowlist, "audit": audit}[name]
     return handler(argv, io)
-
-
-def _parse(parser: argparse.ArgumentParser, argv: list[str], io: Streams,
-           intermixed: bool = False) -> Any:
-    stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = io.stdout, io.stderr
-    try:
-        return parser.parse_intermixed_args(argv) if intermixed else parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    finally:
-        sys.stdout, sys.stderr = stdout, stderr
 
 
 # -- check ------------------------------------------------------------------------
@@ -66,7 +51,7 @@ def check_parser() -> argparse.ArgumentParser:
 
 def check(argv: list[str], io: Streams) -> int:
     """Explain what the pipeline would do with a command or call."""
-    args = _parse(check_parser(), argv, io)
+    args = parse_args(check_parser(), argv, io)
     if isinstance(args, int):
         return args
     ctx = _check_context(args)
@@ -180,7 +165,7 @@ def allowlist(argv: list[str], io: Streams) -> int:
     parser.add_argument("rule", nargs="?", help="the rule, for add and remove")
     parser.add_argument("--deny", action="store_true", help="add to the deny list")
     parser.add_argument("-c", "--config", metavar="PATH")
-    args = _parse(parser, argv, io, intermixed=True)
+    args = parse_args(parser, argv, io, intermixed=True)
     if isinstance(args, int):
         return args
     path = paths.allowlist_path()
@@ -249,7 +234,7 @@ def audit(argv: list[str], io: Streams) -> int:
     parser = argparse.ArgumentParser(prog="saikish audit", description="Show the audit ledger.")
     parser.add_argument("--tail", type=int, default=20, metavar="N")
     parser.add_argument("--json", action="store_true", help="print the raw JSON lines")
-    args = _parse(parser, argv, io)
+    args = parse_args(parser, argv, io)
     if isinstance(args, int):
         return args
     entries = read_tail(paths.state_dir() / "audit.jsonl", args.tail)

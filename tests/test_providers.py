@@ -406,7 +406,7 @@ def test_cli_model_error_exits_1_with_one_line(cli: Callable[..., Run],
     assert "API key was rejected" in run.err and "OPENAI_API_KEY" in run.err
 
 
-def test_creating_a_provider_imports_no_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_creating_a_provider_imports_no_sdk() -> None:
     """The REPL prompt must appear before any SDK is imported (it loads in the background)."""
     import subprocess
     import sys
@@ -420,3 +420,23 @@ def test_creating_a_provider_imports_no_sdk(monkeypatch: pytest.MonkeyPatch) -> 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env=env).stdout
     assert out.strip() == "[]"
+
+
+def test_agent_yml_llm_settings_apply_only_to_their_provider(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from saikish.config import Config, LLMConfig
+    from saikish.errors import ConfigError
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    monkeypatch.setenv("MY_KEY", "sk-from-yml")
+    mine = Config(llm=LLMConfig(provider="openai", api_key="$MY_KEY",
+                                base_url="http://127.0.0.1:9/v1"))
+    model = OpenAICompatModel.create("openai", "m", mine)
+    assert (model.api_key, model.base_url) == ("sk-from-yml", "http://127.0.0.1:9/v1")
+    theirs = Config(llm=LLMConfig(provider="anthropic", api_key="$MY_KEY"))
+    assert OpenAICompatModel.create("openai", "m", theirs).api_key == "sk-env"
+    unset = Config(llm=LLMConfig(provider="ollama", api_key="$NOT_SET_ANYWHERE"))
+    assert OpenAICompatModel.create("ollama", "m", unset).base_url.endswith(":11434/v1")
+    needed = Config(llm=LLMConfig(provider="anthropic", api_key="${NOT_SET_ANYWHERE}"))
+    with pytest.raises(ConfigError, match="NOT_SET_ANYWHERE is not set"):
+        AnthropicModel.create("m", needed)

@@ -11,7 +11,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from saikish.config import Config, expand_env
+from saikish.config import Config, llm_value
 from saikish.errors import UsageError
 from saikish.models.anthropic_stream import AnthropicAssembler
 from saikish.models.base import AssistantMessage, Message, TextSink, ToolResults, UserMessage
@@ -48,13 +48,11 @@ class AnthropicModel:
     @classmethod
     def create(cls, model: str, config: Config) -> AnthropicModel:
         """From -m / agent.yml: keys and URLs from the config, then the environment."""
-        own = config.llm.provider in (None, "anthropic")
-        key = expand_env(config.llm.api_key, "llm.apiKey", config) \
-            if own and config.llm.api_key else os.environ.get("ANTHROPIC_API_KEY")
+        key = llm_value(config, "anthropic", "api_key") or os.environ.get("ANTHROPIC_API_KEY")
         if not key:
             raise UsageError(no_key("ANTHROPIC_API_KEY", "anthropic"))
-        base_url = expand_env(config.llm.base_url, "llm.baseURL", config) \
-            if own and config.llm.base_url else os.environ.get("ANTHROPIC_BASE_URL")
+        base_url = llm_value(config, "anthropic", "base_url") or \
+            os.environ.get("ANTHROPIC_BASE_URL")
         return cls(model, key, base_url)
 
     def complete(self, system: str, messages: Sequence[Message], tools: Sequence[Tool],

@@ -12,7 +12,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from saikish.config import Config, expand_env
+from saikish.config import Config, llm_value
 from saikish.errors import UsageError
 from saikish.models.base import AssistantMessage, Message, TextSink, ToolResults, UserMessage
 from saikish.models.http_errors import HttpProblem, classify
@@ -50,13 +50,10 @@ class OpenAICompatModel:
     @classmethod
     def create(cls, provider: str, model: str, config: Config) -> OpenAICompatModel:
         """From -m / agent.yml: keys and URLs from the config, then the environment."""
-        own = config.llm.provider in (None, provider)
-        base_url = expand_env(config.llm.base_url, "llm.baseURL", config) \
-            if own and config.llm.base_url else None
-        if provider == "ollama":
+        base_url = llm_value(config, provider, "base_url")
+        if provider == "ollama":  # no key needed: an unset $VAR in apiKey is not an error
             return cls(provider, model, "ollama", base_url or ollama_url())
-        key = expand_env(config.llm.api_key, "llm.apiKey", config) \
-            if own and config.llm.api_key else os.environ.get("OPENAI_API_KEY")
+        key = llm_value(config, provider, "api_key") or os.environ.get("OPENAI_API_KEY")
         if not key:
             raise UsageError(no_key("OPENAI_API_KEY", "openai"))
         return cls(provider, model, key, base_url or os.environ.get("OPENAI_BASE_URL"))
