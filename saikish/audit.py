@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from saikish.types import Assessment, Decision, ToolCall
+from saikish.types import Assessment, Decision, Source, ToolCall
 
 MAX_BYTES = 5 * 1024 * 1024
 BACKUPS = 3
@@ -72,7 +72,7 @@ class AuditLog:
             "tool": call.name,
             "arguments": redact(call.wire_arguments),
             "risk": assessment.risk.name if assessment else None,
-            "decision": "timeout" if decision.source.value == "timeout" else (
+            "decision": "timeout" if decision.source is Source.TIMEOUT else (
                 "edited" if edited and decision.approved else decision.outcome.value),
             "source": decision.source.value,
             "rule": decision.rule or (assessment.rule if assessment else None),

@@ -8,7 +8,7 @@ from rich.markdown import Markdown
 from rich.markup import escape
 from rich.text import Text
 
-from saikish.types import Assessment, Decision, Outcome, ToolCall, ToolResult, Usage
+from saikish.types import Assessment, Decision, Outcome, Source, ToolCall, ToolResult, Usage
 from saikish.ui.inert import inert
 
 RESULT_LINES = 6
@@ -22,7 +22,7 @@ class ConsoleReporter:
 
     def decided(self, call: ToolCall, decision: Decision, assessment: Assessment | None) -> None:
         """One line for calls decided without the prompt (allowed or rejected by policy)."""
-        if decision.source.value in ("user", "timeout"):
+        if decision.source in (Source.USER, Source.TIMEOUT):
             return  # the prompt printed its own summary line
         line = inert(_describe(call))
         if decision.approved:
