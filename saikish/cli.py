@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 SUBCOMMANDS = ("check", "allowlist", "audit")
 AUTONOMY_LEVELS = ("full-auto", "supervised", "cautious", "manual")
+SANDBOX_MODES = ("auto", "workspace-write", "read-only", "off")
 
 
 @dataclass
@@ -91,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--auto-deny", action="store_true",
                       help="reject every call that would ask; read-only calls still run")
     parser.add_argument("--autonomy", choices=AUTONOMY_LEVELS)
+    parser.add_argument("--sandbox", choices=SANDBOX_MODES, metavar="MODE",
+                        help="where calls nobody approved run: auto (default), "
+                             "workspace-write, read-only, off")
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
                         help="approval timeout (0 = wait forever)")
     parser.add_argument("--output-format", choices=("text", "json"), default="text")
@@ -150,6 +154,7 @@ def make_session(args: argparse.Namespace, config: Config, workspace: str) -> Se
     from saikish.allowlist import Allowlist
     from saikish.audit import AuditLog
     from saikish.session import Session
+    from saikish.tools.sandbox import SandboxMode, start_sandbox
     from saikish.types import Autonomy, Mode
 
     mode = config.confirmation.mode
@@ -162,6 +167,8 @@ def make_session(args: argparse.Namespace, config: Config, workspace: str) -> Se
                       allowlist=Allowlist(paths.allowlist_path()),
                       persist_always=config.confirmation.storage == "storage")
     session.audit = AuditLog(paths.state_dir() / "audit.jsonl", session.id)
+    session.sandbox = start_sandbox(
+        SandboxMode(args.sandbox) if args.sandbox else config.sandbox, workspace)
     return session
 
 
@@ -177,9 +184,12 @@ def build_agent(config: Config, spec: ModelSpec, session: Session, io: Streams,
     from saikish.executor import Approver, Executor, NoTerminalApprover
     from saikish.models import load_model
     from saikish.tools import RunContext, builtin_tools
+    from saikish.tools.sandbox import offer_outside
     from saikish.ui.render import ConsoleReporter
 
     tools = builtin_tools()
+    if session.sandbox.configured:
+        tools["bash"] = offer_outside(tools["bash"])
     approver: Approver = NoTerminalApprover()
     if io.interactive():
         from saikish.ui.approver import TerminalApprover

@@ -14,6 +14,8 @@ import yaml
 from saikish import paths
 from saikish.errors import ConfigError, RuleError
 from saikish.rules import Rule, parse_rule
+from saikish.tools.sandbox import MODES as SANDBOX_MODES
+from saikish.tools.sandbox import SandboxMode
 from saikish.types import Autonomy, Mode
 
 PROVIDERS = ("openai", "anthropic", "ollama", "script", "demo")
@@ -67,6 +69,7 @@ class Config:
     deny: tuple[Rule, ...] = ()
     hooks: Any = None
     mcp_servers: Any = None
+    sandbox: SandboxMode = SandboxMode.AUTO
 
 
 def find_config(explicit: str | None, cwd: Path) -> Path | None:
@@ -202,6 +205,8 @@ class _Reader:
             "permissions": lambda n: ("permissions", self.permissions(n)),
             "hooks": lambda n: ("hooks", _load(n)),
             "mcpServers": lambda n: ("mcp_servers", _load(n)),
+            "sandbox": lambda n: ("sandbox",
+                                  SandboxMode(self.choice(n, "sandbox", SANDBOX_MODES))),
         }
         values: dict[str, Any] = {"path": self.path}
         for name, node in self.mapping(root, "", sections).items():

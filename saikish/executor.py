@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from saikish.policy import decide
 from saikish.session import Session
 from saikish.tools.base import RunContext, Tool
+from saikish.tools.sandbox import SANDBOXED_TOOLS, explain_failure, runs_inside, wants_outside
 from saikish.types import Assessment, Decision, Outcome, Source, ToolCall, ToolResult, Verdict
 
 STOPPED = "Not run: the person stopped this batch of tool calls. Wait for their next message."
@@ -27,6 +28,8 @@ class ApprovalRequest:
     index: int
     batch: tuple[ToolCall, ...]
     workspace: str
+    # Approving runs the call outside the sandbox: the box says so (SPEC 4.9).
+    outside_sandbox: bool = False
 
 
 class Approver(Protocol):
@@ -112,6 +115,9 @@ class Executor:
             decision, final_call, assessment = self._decide(call, index, batch)
             try:
                 result = self._result(final_call, decision, original=call)
+                while result is None:  # the sandbox could not start: nothing ran, so ask
+                    decision, final_call, assessment = self._decide(final_call, index, batch)
+                    result = self._result(final_call, decision, original=call)
             except KeyboardInterrupt:  # Ctrl-C killed the command: stop, but answer every id
                 result = ToolResult(call.id, final_call.name, INTERRUPTED, True)
                 decision = Decision.reject_hard(Source.USER, "interrupted by the person")
@@ -143,19 +149,42 @@ class Executor:
         verdict = assessment.verdict
         if verdict is Verdict.INVALID:
             return Decision.invalid(assessment.reason)
-        if verdict is Verdict.ALLOW:
-            return Decision.approve(assessment.source, assessment.rule)
         if verdict is Verdict.REJECT:
             return Decision.reject_soft(assessment.source, assessment.reason, assessment.rule)
-        if self.session.auto_budget > 0:  # /auto N: only calls that reach step 7
-            self.session.auto_budget -= 1
-            return Decision.approve(Source.AUTO_BUDGET)
+        approved = None
+        if verdict is Verdict.ALLOW:
+            approved = Decision.approve(assessment.source, assessment.rule)
+        elif self.session.auto_budget > 0:  # /auto N: only calls that reach step 7
+            approved = Decision.approve(Source.AUTO_BUDGET)
+        if approved is not None:
+            question = self._sandbox_question(call, approved)
+            if question is None:
+                if approved.source is Source.AUTO_BUDGET:
+                    self.session.auto_budget -= 1
+                return approved
+            assessment = replace(assessment, verdict=Verdict.ASK, reason=question)
+        outside = self.session.sandbox.configured and call.name in SANDBOXED_TOOLS
         return self.approver.ask(ApprovalRequest(call, assessment, index, batch,
-                                                 self.session.workspace))
+                                                 self.session.workspace, outside))
 
-    def _result(self, call: ToolCall, decision: Decision, original: ToolCall) -> ToolResult:
+    def _sandbox_question(self, call: ToolCall, approved: Decision) -> str | None:
+        """Why a call nobody looked at must be asked after all: it cannot run inside (4.9)."""
+        setup = self.session.sandbox
+        if setup.sandbox is None or not runs_inside(call, approved):
+            return None
+        if wants_outside(call):
+            return "the model asks to run this outside the sandbox"
+        problem = setup.problem or setup.sandbox.ready()
+        # Fails closed: with no working sandbox, a person decides whether it runs outside.
+        return f"the sandbox cannot start ({problem})" if problem else None
+
+    def _result(self, call: ToolCall, decision: Decision,
+                original: ToolCall) -> ToolResult | None:
+        """The call's result; None when the sandbox failed to start it (nothing ran)."""
         if decision.outcome is Outcome.APPROVED:
-            result = self._run(call)
+            result = self._run(call, decision)
+            if result is None:
+                return None
             if call != original:
                 note = (f"\n[The person edited this call before it ran. It ran with arguments "
                         f"{_args(call)} instead of {_args(original)}.]")
@@ -164,13 +193,24 @@ class Executor:
             return ToolResult(original.id, call.name, result.content, result.is_error)
         return ToolResult(original.id, call.name, rejection_message(call, decision), True)
 
-    def _run(self, call: ToolCall) -> ToolResult:
+    def _run(self, call: ToolCall, decision: Decision) -> ToolResult | None:
         tool = self.tools[call.name]
+        sandbox = self.session.sandbox.sandbox if runs_inside(call, decision) else None
+        context = replace(self.run_context, sandbox=sandbox) if sandbox else self.run_context
         try:
-            output = tool.run(call.arguments, self.run_context)
+            output = tool.run(call.arguments, context)
         except Exception as exc:  # a tool's own bug must not end the session
             return ToolResult(call.id, call.name, f"{call.name} failed: {exc}", True)
-        return ToolResult(call.id, call.name, output.text, output.is_error)
+        text = output.text
+        if sandbox is not None:
+            problem = sandbox.start_failure(text)
+            if problem is not None:
+                self.session.sandbox = self.session.sandbox.failed(problem)
+                self.reporter.note(f"the sandbox failed ({problem}); asking instead")
+                return None
+            note = explain_failure(text, sandbox.mode) if output.is_error else None
+            text = f"{text}\n{note}" if note else text
+        return ToolResult(call.id, call.name, text, output.is_error)
 
     def _finish(self, outcome: BatchOutcome, call: ToolCall, decision: Decision,
                 result: ToolResult, final_call: ToolCall | None = None) -> None:

@@ -12,6 +12,7 @@ from saikish.config import Config
 from saikish.policy import Context, RuleSet
 from saikish.rules import Rule, parse_rule
 from saikish.tools.base import Tool
+from saikish.tools.sandbox import SandboxSetup
 from saikish.types import Autonomy, Mode
 
 
@@ -30,6 +31,8 @@ class Session:
     extra_deny: tuple[Rule, ...] = ()
     session_rules: list[Rule] = field(default_factory=list)
     auto_budget: int = 0
+    # The effective sandbox (SPEC 4.9); summary() is the line /config shows.
+    sandbox: SandboxSetup = field(default_factory=SandboxSetup)
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     def context(self, tools: Mapping[str, Tool]) -> Context:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from saikish.types import Risk
+
+if TYPE_CHECKING:
+    from saikish.tools.sandbox import Sandbox
 
 Schema = Mapping[str, Any]
 
@@ -20,6 +23,8 @@ class RunContext:
     output_limit: int = 30000
     bash_timeout: float = 120.0
     cancel: threading.Event = field(default_factory=threading.Event)
+    # Set by the executor for the calls that must run inside the sandbox (SPEC 4.9).
+    sandbox: Sandbox | None = None
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,11 @@ SCHEMA = {
 def run_bash(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     """Run `args['command']` with bash in the workspace; kill its whole group when done."""
     timeout = float(args.get("timeout") or ctx.bash_timeout)
+    argv = ["bash", "-c", str(args["command"])]
+    if ctx.sandbox is not None:
+        argv = ctx.sandbox.wrap(argv)
     proc = subprocess.Popen(
-        ["bash", "-c", str(args["command"])], cwd=ctx.workspace, stdin=subprocess.DEVNULL,
+        argv, cwd=ctx.workspace, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     output = BoundedText(ctx.output_limit)
     reader = threading.Thread(target=_drain, args=(proc, output), daemon=True)

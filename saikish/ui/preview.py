@@ -42,6 +42,8 @@ def approval_panel(request: ApprovalRequest, seconds_left: int | None) -> Panel:
                           style="dim"))
     else:
         parts.append(Text("always: not offered (no rule can cover this call)", style="dim"))
+    if request.outside_sandbox:
+        parts.append(Text("runs outside the sandbox", style="yellow"))
     rest = batch_line(request)
     if rest:
         parts.append(Text(rest, style="dim"))

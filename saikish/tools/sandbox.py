@@ -1,0 +1,268 @@
+"""The sandbox for calls no person looked at: bubblewrap on Linux, sandbox-exec on macOS.
+
+docs/SPEC.md §4.9. A `Sandbox` turns the argv of a command into the argv that
+runs it inside; `start_sandbox` probes once per session (a real trivial run)
+and either returns a working sandbox, says why there is none (`auto`), or
+raises (an explicitly requested mode that cannot start is never dropped
+silently).
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from saikish.errors import SaikishError
+from saikish.tools.base import Tool
+from saikish.tools.seatbelt import seatbelt_argv
+from saikish.types import Decision, Source, ToolCall
+
+INSTALL_HINT = "apt install bubblewrap"
+# Only these tools start processes; the file tools are bounded by the policy (§4.8).
+SANDBOXED_TOOLS = frozenset({"bash"})
+OUTSIDE_ARGUMENT = "outside_sandbox"
+PROBE_TIMEOUT_S = 10.0
+
+
+class SandboxMode(enum.Enum):
+    """agent.yml's `sandbox` / `--sandbox`."""
+
+    AUTO = "auto"
+    WORKSPACE_WRITE = "workspace-write"
+    READ_ONLY = "read-only"
+    OFF = "off"
+
+
+MODES = tuple(mode.value for mode in SandboxMode)
+
+
+class SandboxError(SaikishError):
+    """An explicitly requested sandbox that cannot start (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """A sandbox that works here: wraps a command's argv so that it runs inside."""
+
+    mode: SandboxMode  # WORKSPACE_WRITE or READ_ONLY
+    workspace: str
+    launcher: str  # the bwrap or sandbox-exec executable
+    temp_dir: str  # the session's private temp dir, seen as /tmp and $TMPDIR inside
+    macos: bool = False
+    # Keeps the private temp dir alive for the session; removed when the session ends.
+    owner: Any = field(default=None, compare=False, repr=False)
+
+    def wrap(self, argv: Sequence[str]) -> list[str]:
+        """The argv that runs `argv` inside this sandbox, in the workspace."""
+        if self.macos:
+            return seatbelt_argv(self.launcher, self.writable(), self.protected(),
+                                 self.temp_dir, argv)
+        return [self.launcher, *self._bwrap_options(), "--", *argv]
+
+    def writable(self) -> tuple[str, ...]:
+        """The host paths a command inside may write to."""
+        if self.mode is SandboxMode.READ_ONLY:
+            return (self.temp_dir,)
+        return (self.workspace, self.temp_dir)
+
+    def protected(self) -> tuple[str, ...]:
+        """Paths inside the workspace that stay read-only: what would run code outside later.
+
+        A hook or a `core.fsmonitor` in .git/config runs the next time the person
+        uses git, and a project agent.yml could loosen saikish's own rules; Codex
+        keeps these read-only too.
+        """
+        candidates = (os.path.join(self.workspace, name)
+                      for name in (".git/hooks", ".git/config", "agent.yml"))
+        # The real path: a symlinked hooks dir that points into the workspace is protected too.
+        return tuple(os.path.realpath(path) for path in candidates if os.path.exists(path))
+
+    def _bwrap_options(self) -> list[str]:
+        workspace_bind = "--bind" if self.mode is SandboxMode.WORKSPACE_WRITE else "--ro-bind"
+        options = [
+            "--ro-bind", "/", "/",
+            "--dev", "/dev", "--proc", "/proc",
+            # /run holds the sockets of dbus, docker and systemd: each can run things outside.
+            "--tmpfs", "/run",
+            "--bind", self.temp_dir, "/tmp",
+            # After /tmp, so that a workspace under /tmp is seen (bound over the private /tmp).
+            workspace_bind, self.workspace, self.workspace,
+        ]
+        for path in self.protected():
+            options += ["--ro-bind", path, path]
+        return [
+            *options, "--chdir", self.workspace, "--setenv", "TMPDIR", "/tmp",
+            # Loopback only; a PID namespace so that killing bwrap kills everything inside.
+            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session",
+            # bwrap keeps every capability when started by root; no_new_privs it always sets.
+            "--cap-drop", "ALL",
+        ]
+
+    def ready(self) -> str | None:
+        """Why the sandbox cannot run now (its launcher went away), or None."""
+        if os.access(self.launcher, os.X_OK):
+            return None
+        return f"{self.launcher} is gone"
+
+    def start_failure(self, output: str) -> str | None:
+        """Why the sandbox failed to start a command whose output is `output`, or None.
+
+        A command can print anything, so text that looks like the launcher's own
+        error only leads to a fresh probe; only a failing probe counts.
+        """
+        name = os.path.basename(self.launcher)
+        if not output.startswith(f"{name}: "):
+            return None
+        return probe(self)
+
+
+@dataclass(frozen=True)
+class SandboxSetup:
+    """The session's sandbox: the mode asked for, the sandbox in use, or why there is none."""
+
+    requested: SandboxMode = SandboxMode.OFF
+    sandbox: Sandbox | None = None
+    problem: str | None = None
+
+    @property
+    def effective(self) -> SandboxMode:
+        """The mode calls run under now (OFF when there is no working sandbox)."""
+        return self.sandbox.mode if self.sandbox and not self.problem else SandboxMode.OFF
+
+    @property
+    def configured(self) -> bool:
+        """True when calls nobody approved are meant to run inside a sandbox."""
+        return self.sandbox is not None
+
+    def summary(self) -> str:
+        """One line for the banner and /config."""
+        if self.sandbox is None and self.requested is SandboxMode.OFF:
+            return "sandbox: off"
+        if self.sandbox is None:
+            return f"sandbox: off ({self.problem}; install it: {INSTALL_HINT})"
+        tool = "sandbox-exec" if self.sandbox.macos else "bubblewrap"
+        if self.problem:
+            return f"sandbox: {self.sandbox.mode.value} ({tool}) failed: {self.problem}"
+        return (f"sandbox: {self.sandbox.mode.value} ({tool}): calls nobody approved "
+                f"cannot write outside the workspace or use the network")
+
+    def banner(self) -> tuple[str, str]:
+        """The banner line and its style: a warning when auto found no sandbox."""
+        warn = self.requested is not SandboxMode.OFF and self.effective is SandboxMode.OFF
+        return self.summary(), "yellow" if warn else "dim"
+
+    def failed(self, problem: str) -> SandboxSetup:
+        """This setup after the sandbox stopped working mid-session."""
+        return replace(self, problem=problem)
+
+
+def start_sandbox(mode: SandboxMode, workspace: str, *,
+                  platform: str = sys.platform) -> SandboxSetup:
+    """Resolve `mode` for this machine, probing once; raises SandboxError when an
+    explicitly requested mode cannot start."""
+    if mode is SandboxMode.OFF:
+        return SandboxSetup(mode)
+    sandbox, problem = _build(mode, os.path.realpath(workspace), platform)
+    if sandbox is not None:
+        problem = probe(sandbox)
+    if problem is None:
+        return SandboxSetup(mode, sandbox)
+    if mode is SandboxMode.AUTO:
+        return SandboxSetup(mode, None, problem)
+    raise SandboxError(f"sandbox {mode.value} cannot start: {problem} (install it with "
+                       f"'{INSTALL_HINT}', or run with --sandbox off)")
+
+
+def _build(mode: SandboxMode, workspace: str,
+           platform: str) -> tuple[Sandbox | None, str | None]:
+    macos = platform == "darwin"
+    if macos:
+        launcher = shutil.which("sandbox-exec") or "/usr/bin/sandbox-exec"
+    elif platform.startswith("linux"):
+        launcher = shutil.which("bwrap") or ""
+        if not launcher:
+            return None, "bwrap not found"
+    else:
+        return None, f"no sandbox on {platform}"
+    resolved = SandboxMode.WORKSPACE_WRITE if mode is SandboxMode.AUTO else mode
+    temp = tempfile.TemporaryDirectory(prefix="saikish-sandbox-")
+    return Sandbox(resolved, workspace, launcher, os.path.realpath(temp.name), macos,
+                   owner=temp), None
+
+
+def probe(sandbox: Sandbox) -> str | None:
+    """Run `true` inside `sandbox`: None when it works, else the launcher's first error line."""
+    try:
+        done = subprocess.run(sandbox.wrap(["true"]), cwd=sandbox.workspace,
+                              stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=PROBE_TIMEOUT_S, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"{os.path.basename(sandbox.launcher)} cannot run: {exc}"
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return lines[0] if lines else f"{sandbox.launcher} exited with {done.returncode}"
+
+
+def runs_inside(call: ToolCall, decision: Decision) -> bool:
+    """True when `call` must run in the sandbox: no person approved it (§4.9).
+
+    Only an approval in the box (source `user`) lets a call run as approved;
+    rules, autonomy, /auto, --auto-approve and anything added later run inside.
+    """
+    return call.name in SANDBOXED_TOOLS and decision.source is not Source.USER
+
+
+def wants_outside(call: ToolCall) -> bool:
+    """True when the model asks for this call to run outside the sandbox."""
+    return call.name in SANDBOXED_TOOLS and call.arguments.get(OUTSIDE_ARGUMENT) is True
+
+
+def offer_outside(tool: Tool) -> Tool:
+    """`tool` with the argument the model sets to ask for a run outside the sandbox.
+
+    Like Codex's escalation flag and Claude Code's dangerouslyDisableSandbox:
+    setting it never skips the box, it sends the call there.
+    """
+    properties = dict(tool.schema.get("properties", {}))
+    properties[OUTSIDE_ARGUMENT] = {
+        "type": "boolean",
+        "description": ("Run outside the sandbox. Set it only when the command failed "
+                        "because of the sandbox and must write outside the workspace or use "
+                        "the network; the user is asked to approve it."),
+    }
+    return replace(tool, schema={**tool.schema, "properties": properties})
+
+
+# What a command prints when the sandbox stopped it, and what the model is told then.
+_BLOCKED = (
+    # EBUSY: a rename over .git/config or agent.yml, which are bound read-only.
+    (("Read-only file system", "EROFS", "Device or resource busy"),
+     "it can write only in the workspace (not .git/hooks, .git/config or agent.yml) "
+     "and in its private /tmp"),
+    (("Network is unreachable", "ENETUNREACH", "Could not resolve host",
+      "Temporary failure in name resolution", "Name or service not known",
+      "getaddrinfo", "EAI_AGAIN", "Connection refused", "Couldn't connect to server"),
+     "it has no network (loopback only, and nothing of the host listens there)"),
+)
+
+
+def explain_failure(output: str, mode: SandboxMode) -> str | None:
+    """One line for the model when a sandboxed command seems to have failed because of
+    the sandbox, or None."""
+    for needles, what in _BLOCKED:
+        if any(needle in output for needle in needles):
+            if mode is SandboxMode.READ_ONLY and needles[0] == "Read-only file system":
+                what = "it can write only in its private /tmp"
+            return (f"[This ran in the {mode.value} sandbox and may have failed because "
+                    f"{what}. If it must, call it again with \"{OUTSIDE_ARGUMENT}\": true and "
+                    f"say why; the person will be asked to approve it.]")
+    return None

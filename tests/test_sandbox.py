@@ -1,0 +1,442 @@
+"""The sandbox (SPEC 4.9) on real bubblewrap: what runs inside cannot write outside the
+workspace or reach the network; what the person approved in the box runs as approved.
+
+Every test that needs bwrap skips with the reason when bwrap cannot run here.
+"""
+
+from __future__ import annotations
+
+import http.server
+import io
+import os
+import shutil
+import signal
+import stat
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pexpect
+import pytest
+from rich.console import Console
+
+from saikish.config import Config, parse_config
+from saikish.errors import ConfigError
+from saikish.executor import ApprovalRequest, Executor
+from saikish.rules import parse_rule
+from saikish.session import Session
+from saikish.tools import RunContext, builtin_tools
+from saikish.tools.sandbox import (
+    MODES,
+    OUTSIDE_ARGUMENT,
+    SandboxMode,
+    SandboxSetup,
+    offer_outside,
+    start_sandbox,
+)
+from saikish.tools.seatbelt import seatbelt_argv
+from saikish.types import Decision, Mode, Source, ToolCall
+from saikish.ui.preview import approval_panel
+from tests.conftest import Run, write_script
+
+Answer = Callable[[ApprovalRequest], Decision]
+YES: Answer = lambda request: Decision.approve(Source.USER)  # noqa: E731
+
+
+def sandbox_or_skip(workspace: Path, mode: SandboxMode = SandboxMode.WORKSPACE_WRITE
+                    ) -> SandboxSetup:
+    """A working sandbox for `workspace`, or skip saying why there is none."""
+    setup = start_sandbox(SandboxMode.AUTO, str(workspace))
+    if setup.sandbox is None:
+        pytest.skip(f"bwrap cannot run here: {setup.problem} (apt install bubblewrap)")
+    return start_sandbox(mode, str(workspace))
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A directory outside the workspace and outside /tmp (the sandbox has its own /tmp)."""
+    parent = "/var/tmp" if os.access("/var/tmp", os.W_OK) else str(Path.home())
+    path = Path(tempfile.mkdtemp(prefix="saikish-test-", dir=parent))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@dataclass
+class Approver:
+    """Answers each request with the next scripted answer and keeps the requests."""
+
+    answers: list[Answer] = field(default_factory=list)
+    requests: list[ApprovalRequest] = field(default_factory=list)
+
+    def ask(self, request: ApprovalRequest) -> Decision:
+        self.requests.append(request)
+        if not self.answers:
+            pytest.fail(f"asked unexpectedly: {request.assessment.reason}")
+        return self.answers.pop(0)(request)
+
+
+def executor(ws: Path, setup: SandboxSetup, allow: tuple[str, ...] = (),
+             answers: tuple[Answer, ...] = (), context: RunContext | None = None,
+             mode: Mode = Mode.EVENT_BASED) -> tuple[Executor, Approver]:
+    config = Config(allow=tuple(parse_rule(text, "test") for text in allow))
+    session = Session(config, str(ws), mode, sandbox=setup)
+    tools = builtin_tools()
+    tools["bash"] = offer_outside(tools["bash"])
+    approver = Approver(list(answers))
+    return Executor(session, tools, approver, run_context=context or RunContext(str(ws))), \
+        approver
+
+
+def bash(command: str, **extra: object) -> ToolCall:
+    return ToolCall("c1", "bash", {"command": command, **extra})
+
+
+def run_one(ex: Executor, call: ToolCall) -> tuple[Decision, str]:
+    outcome = ex.run_batch([call])
+    return outcome.records[0].decision, outcome.results[0].content
+
+
+# --- writes -----------------------------------------------------------------------
+
+def test_a_write_outside_fails_inside_and_runs_when_approved_in_the_box(
+        ws: Path, outside: Path) -> None:
+    setup = sandbox_or_skip(ws)
+    target = outside / "f"
+    ex, approver = executor(ws, setup, allow=("Bash(touch *)",), answers=(YES,))
+    decision, text = run_one(ex, bash(f"touch {target}"))
+    assert decision.source is Source.RULE and not target.exists()
+    assert "Read-only file system" in text
+    assert "may have failed because it can write only in the workspace" in text
+    assert f'"{OUTSIDE_ARGUMENT}": true' in text
+    # The model asks for it to run outside: that goes through the box, whatever the rules say.
+    decision, text = run_one(ex, bash(f"touch {target}", **{OUTSIDE_ARGUMENT: True}))
+    request = approver.requests[0]
+    assert request.outside_sandbox and "asks to run this outside the sandbox" in \
+        request.assessment.reason
+    assert decision.source is Source.USER and target.exists() and "[exit code 0]" in text
+
+
+def test_a_call_the_person_approves_runs_outside_and_the_box_says_so(
+        ws: Path, outside: Path) -> None:
+    setup = sandbox_or_skip(ws)
+    ex, approver = executor(ws, setup, answers=(YES,))
+    decision, text = run_one(ex, bash(f"echo hi > {outside / 'g'}"))
+    assert approver.requests[0].outside_sandbox
+    assert (outside / "g").read_text() == "hi\n" and "sandbox" not in text
+    console = Console(file=io.StringIO(), width=100)
+    console.print(approval_panel(approver.requests[0], None))
+    assert "runs outside the sandbox" in console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_the_workspace_and_a_private_tmp_are_writable_the_host_tmp_is_not(
+        ws: Path, isolated_dirs: Path) -> None:
+    setup = sandbox_or_skip(ws)
+    ex, _ = executor(ws, setup, mode=Mode.AUTO_APPROVE)
+    host_tmp_file = isolated_dirs / "leak"  # under the host's /tmp, beside the workspace
+    _, text = run_one(ex, bash(f"sh -c 'echo a > in_ws; echo b > $TMPDIR/t; cat /tmp/t; "
+                               f"echo c > {host_tmp_file}; echo $TMPDIR'"))
+    assert (ws / "in_ws").read_text() == "a\n" and "b\n/tmp\n[exit code 0]" in text
+    assert not host_tmp_file.exists(), "the sandbox wrote to the host's /tmp"
+
+
+def test_git_hooks_and_config_stay_read_only_inside(ws: Path) -> None:
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    (ws / ".git" / "config").write_text("[core]\n")
+    setup = sandbox_or_skip(ws)
+    ex, _ = executor(ws, setup, mode=Mode.AUTO_APPROVE)
+    _, text = run_one(ex, bash("sh -c 'echo x > .git/hooks/pre-commit; "
+                               "echo y >> .git/config; echo z > .git/HEAD'"))
+    assert not (ws / ".git" / "hooks" / "pre-commit").exists()
+    assert (ws / ".git" / "config").read_text() == "[core]\n"
+    assert (ws / ".git" / "HEAD").read_text() == "z\n", "the rest of .git stays writable"
+    assert text.count("Read-only file system") == 2
+
+
+def test_read_only_mode_writes_nowhere_but_its_private_tmp(ws: Path) -> None:
+    setup = sandbox_or_skip(ws, SandboxMode.READ_ONLY)
+    ex, _ = executor(ws, setup, mode=Mode.AUTO_APPROVE)
+    _, text = run_one(ex, bash("sh -c 'echo t > /tmp/t && cat /tmp/t; echo w > in_ws'"))
+    assert "t\n" in text and not (ws / "in_ws").exists()
+    assert "Read-only file system" in text and "read-only sandbox" in text
+    assert "it can write only in its private /tmp" in text
+
+
+def test_no_new_privileges_no_capabilities_and_dev_and_proc_are_there(ws: Path) -> None:
+    setup = sandbox_or_skip(ws)
+    ex, _ = executor(ws, setup, mode=Mode.AUTO_APPROVE)
+    _, text = run_one(ex, bash("grep -E '^(NoNewPrivs|CapEff):' /proc/self/status "
+                               "/dev/null"))
+    assert "NoNewPrivs:\t1" in text and "CapEff:\t0000000000000000" in text
+
+
+# --- network ----------------------------------------------------------------------
+
+@pytest.fixture
+def loopback_server() -> Iterator[str]:
+    """A real HTTP server on the host's 127.0.0.1; yields its URL."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_network_is_unreachable_inside_and_reachable_when_approved(
+        ws: Path, loopback_server: str) -> None:
+    setup = sandbox_or_skip(ws)
+    fetch = (f"{sys.executable} -c \"import urllib.request; "
+             f"print(urllib.request.urlopen('{loopback_server}').status)\"")
+    ex, _ = executor(ws, setup, allow=(f"Bash({sys.executable} *)",), answers=(YES,))
+    decision, text = run_one(ex, bash(fetch))
+    assert decision.source is Source.RULE and "Connection refused" in text
+    assert "it has no network" in text
+    decision, text = run_one(ex, bash(fetch, **{OUTSIDE_ARGUMENT: True}))
+    assert decision.source is Source.USER and "200" in text
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_curl_to_a_loopback_server_fails_inside(ws: Path, loopback_server: str) -> None:
+    setup = sandbox_or_skip(ws)
+    ex, _ = executor(ws, setup, allow=("Bash(curl *)",))
+    _, text = run_one(ex, bash(f"curl -sS -m 5 {loopback_server}"))
+    assert "Couldn't connect to server" in text or "Connection refused" in text
+    assert "it has no network" in text
+
+
+# --- killing ----------------------------------------------------------------------
+
+def _running(token: str) -> list[int]:
+    """Host pids whose command line contains `token`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if token.encode() in cmdline and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def _gone(token: str) -> bool:
+    deadline = time.monotonic() + 5
+    while _running(token) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _running(token)
+
+
+@pytest.fixture
+def token() -> Iterator[str]:
+    """A unique sleep length to find the test's processes by; stragglers are killed after."""
+    value = f"86{os.getpid() % 1000:03d}.{time.monotonic_ns() % 1000:03d}"
+    yield value
+    for pid in _running(value):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _detached_sleepers(token: str, marker: Path) -> str:
+    """A command that leaves a background child and a setsid child, then waits forever."""
+    return (f"sleep {token}1 & setsid sleep {token}2 & touch {marker}; sleep {token}3")
+
+
+def test_timeout_kills_everything_inside_the_sandbox(ws: Path, token: str) -> None:
+    setup = sandbox_or_skip(ws)
+    ex, _ = executor(ws, setup, mode=Mode.AUTO_APPROVE,
+                     context=RunContext(str(ws), bash_timeout=1))
+    _, text = run_one(ex, bash(_detached_sleepers(token, ws / "started")))
+    assert "killed after the timeout of 1s" in text and (ws / "started").exists()
+    assert _gone(token), f"left running: {_running(token)}"
+
+
+def test_cancel_kills_everything_inside_the_sandbox(ws: Path, token: str) -> None:
+    setup = sandbox_or_skip(ws)
+    context = RunContext(str(ws))
+    marker = ws / "started"
+
+    def cancel_once_started() -> None:
+        while not marker.exists():
+            time.sleep(0.02)
+        context.cancel.set()
+
+    threading.Thread(target=cancel_once_started, daemon=True).start()
+    ex, _ = executor(ws, setup, mode=Mode.AUTO_APPROVE, context=context)
+    _, text = run_one(ex, bash(_detached_sleepers(token, marker)))
+    assert "cancelled by the person" in text
+    assert _gone(token), f"left running: {_running(token)}"
+
+
+# --- what the engine wrongly allows is contained ---------------------------------------
+
+def test_a_payload_a_broad_rule_allows_is_contained(cli: Callable[..., Run], ws: Path,
+                                                    outside: Path) -> None:
+    sandbox_or_skip(ws)
+    (ws / "build.py").write_text(
+        f"import pathlib\n"
+        f"pathlib.Path({str(outside / 'pwned')!r}).write_text('x')\n", encoding="utf-8")
+    (ws / "agent.yml").write_text('permissions:\n  allow: ["Bash(python3 *)"]\n')
+    model = write_script(ws.parent / "s.yml", (
+        "- tool_calls: [{name: bash, arguments: {command: python3 build.py}}]\n"
+        "- text: done\n"))
+    run = cli("-p", "build it", "-m", model, "--output-format", "json")
+    assert run.code == 0 and '"source": "rule"' in run.out and '"decision": "approved"' in run.out
+    assert not (outside / "pwned").exists()
+    run = cli("-p", "build it", "-m", model, "--sandbox", "off")
+    assert run.code == 0 and (outside / "pwned").exists(), "the payload works without a sandbox"
+
+
+def test_auto_approve_runs_inside_the_sandbox(cli: Callable[..., Run], ws: Path,
+                                              outside: Path) -> None:
+    sandbox_or_skip(ws)
+    model = write_script(ws.parent / "s.yml", (
+        f"- tool_calls: [{{name: bash, arguments: {{command: 'touch {outside / 'x'}'}}}}]\n"
+        f"- text: done\n"))
+    run = cli("-p", "go", "-m", model, "--auto-approve")
+    assert run.code == 0 and not (outside / "x").exists()
+
+
+# --- failing closed ---------------------------------------------------------------
+
+def test_a_launcher_gone_mid_session_makes_the_call_asked(ws: Path, tmp_path: Path) -> None:
+    setup = sandbox_or_skip(ws)
+    assert setup.sandbox is not None
+    gone = replace(setup, sandbox=replace(setup.sandbox, launcher=str(tmp_path / "no" / "bwrap")))
+    ex, approver = executor(ws, gone, allow=("Bash(touch *)",), answers=(YES,))
+    decision, _ = run_one(ex, bash("touch here"))
+    reason = approver.requests[0].assessment.reason
+    assert reason == f"the sandbox cannot start ({tmp_path / 'no' / 'bwrap'} is gone)"
+    assert decision.source is Source.USER and (ws / "here").exists()
+
+
+def test_a_sandbox_that_fails_to_start_asks_and_the_command_runs_once(
+        ws: Path, tmp_path: Path) -> None:
+    setup = sandbox_or_skip(ws)
+    assert setup.sandbox is not None
+    broken = tmp_path / "bin" / "bwrap"
+    broken.parent.mkdir()
+    broken.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\n"
+                      "exit 1\n")
+    broken.chmod(broken.stat().st_mode | stat.S_IXUSR)
+    failing = replace(setup, sandbox=replace(setup.sandbox, launcher=str(broken)))
+    ex, approver = executor(ws, failing, answers=(YES, YES), mode=Mode.AUTO_APPROVE)
+    decision, text = run_one(ex, bash("echo once >> count"))
+    assert approver.requests[0].assessment.reason == \
+        "the sandbox cannot start (bwrap: setting up uid map: Permission denied)"
+    assert decision.source is Source.USER and (ws / "count").read_text() == "once\n"
+    assert ex.session.sandbox.effective is SandboxMode.OFF
+    assert "failed: bwrap: setting up uid map" in ex.session.sandbox.summary()
+    # From now on every call that would run inside is asked.
+    run_one(ex, bash("echo twice >> count"))
+    assert len(approver.requests) == 2
+
+
+def test_a_command_printing_a_fake_launcher_error_is_not_a_sandbox_failure(ws: Path) -> None:
+    setup = sandbox_or_skip(ws)
+    ex, approver = executor(ws, setup, allow=("Bash(echo *)",))
+    decision, text = run_one(ex, bash("echo 'bwrap: pretend'"))
+    assert decision.source is Source.RULE and not approver.requests
+    assert ex.session.sandbox.effective is SandboxMode.WORKSPACE_WRITE
+
+
+# --- configuration, command line, banner -------------------------------------------
+
+def test_agent_yml_sandbox_key_is_validated(tmp_path: Path) -> None:
+    path = tmp_path / "agent.yml"
+    assert parse_config("sandbox: read-only\n", path).sandbox is SandboxMode.READ_ONLY
+    assert Config().sandbox is SandboxMode.AUTO
+    with pytest.raises(ConfigError) as caught:
+        parse_config("llm: {}\nsandbox: strict\n", path)
+    assert str(caught.value) == (f"{path}:2: sandbox: 'strict' is not one of: "
+                                 f"auto, workspace-write, read-only, off")
+
+
+def test_the_cli_offers_the_same_modes_as_agent_yml() -> None:
+    from saikish.cli import SANDBOX_MODES
+
+    assert SANDBOX_MODES == MODES
+
+
+def test_an_explicit_mode_that_cannot_start_is_exit_2(cli: Callable[..., Run], ws: Path,
+                                                      tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    model = write_script(ws.parent / "s.yml", "- text: hi\n")
+    run = cli("-p", "hi", "-m", model, "--sandbox", "workspace-write")
+    assert run.code == 2 and run.out == ""
+    assert run.err == ("saikish: sandbox workspace-write cannot start: bwrap not found "
+                       "(install it with 'apt install bubblewrap', or run with --sandbox off)\n")
+    (ws / "agent.yml").write_text("sandbox: read-only\n")
+    assert cli("-p", "hi", "-m", model).code == 2
+    run = cli("-p", "hi", "-m", model, "--sandbox", "auto")
+    assert run.code == 0 and run.out == "hi\n", "auto falls back, and says so only in the REPL"
+
+
+def test_a_launcher_that_fails_the_probe_is_named_in_the_error(
+        cli: Callable[..., Run], ws: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = tmp_path / "bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\n"
+                    "exit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(fake.parent))
+    model = write_script(ws.parent / "s.yml", "- text: hi\n")
+    run = cli("-p", "hi", "-m", model, "--sandbox", "read-only")
+    assert run.code == 2
+    assert "cannot start: bwrap: No permissions to create new namespace" in run.err
+    setup = start_sandbox(SandboxMode.AUTO, str(ws))
+    assert setup.summary() == ("sandbox: off (bwrap: No permissions to create new namespace; "
+                               "install it: apt install bubblewrap)")
+
+
+def test_banner_lines() -> None:
+    assert SandboxSetup().banner() == ("sandbox: off", "dim")
+    text, style = SandboxSetup(SandboxMode.AUTO, None, "bwrap not found").banner()
+    assert text == "sandbox: off (bwrap not found; install it: apt install bubblewrap)"
+    assert style == "yellow"
+
+
+def _repl_banner(tmp_path: Path, env_path: str, *args: str) -> str:
+    script = tmp_path / "s.yml"
+    script.write_text("- text: hi\n")
+    env = {**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1", "PATH": env_path}
+    child = pexpect.spawn(sys.executable, ["-m", "saikish", "-m", f"script:{script}", *args],
+                          env=env, encoding="utf-8", timeout=20, dimensions=(40, 160))
+    try:
+        child.expect_exact("/help for commands")
+        banner = str(child.before)
+        child.expect_exact("›")
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+        return banner
+    finally:
+        child.close(force=True)
+
+
+def test_the_repl_banner_names_the_sandbox(ws: Path, tmp_path: Path) -> None:
+    banner = _repl_banner(tmp_path, str(tmp_path / "empty"))
+    assert "sandbox: off (bwrap not found; install it: apt install bubblewrap)" in banner
+    sandbox_or_skip(ws)
+    banner = _repl_banner(tmp_path, os.environ["PATH"], "--sandbox", "read-only")
+    assert "sandbox: read-only (bubblewrap)" in banner
+
+
+def test_the_macos_profile_gets_paths_as_parameters_and_allows_no_network() -> None:
+    argv = seatbelt_argv("/usr/bin/sandbox-exec", ("/w", "/t"), ("/w/.git/hooks",), "/t",
+                         ["bash", "-c", "true"])
+    profile = argv[2]
+    assert argv[:2] == ["/usr/bin/sandbox-exec", "-p"] and "(deny default)" in profile
+    assert "network" not in profile.replace("; No network-*", "")
+    assert argv[3:6] == ["-DWRITABLE_0=/w", "-DWRITABLE_1=/t", "-DPROTECTED_0=/w/.git/hooks"]
+    assert '(require-not (subpath (param "PROTECTED_0")))' in profile
+    assert argv[-5:] == ["/usr/bin/env", "TMPDIR=/t", "bash", "-c", "true"]
