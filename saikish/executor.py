@@ -11,7 +11,16 @@ from saikish.policy import decide
 from saikish.session import Session
 from saikish.tools.base import RunContext, Tool
 from saikish.tools.sandbox import SANDBOXED_TOOLS, explain_failure, runs_inside, wants_outside
-from saikish.types import Assessment, Decision, Outcome, Source, ToolCall, ToolResult, Verdict
+from saikish.types import (
+    Assessment,
+    Decision,
+    Mode,
+    Outcome,
+    Source,
+    ToolCall,
+    ToolResult,
+    Verdict,
+)
 
 STOPPED = "Not run: the person stopped this batch of tool calls. Wait for their next message."
 INTERRUPTED = "Interrupted by the person (Ctrl-C); the command was killed. Wait for them."
@@ -162,6 +171,9 @@ class Executor:
                 if approved.source is Source.AUTO_BUDGET:
                     self.session.auto_budget -= 1
                 return approved
+            if self.session.mode is not Mode.EVENT_BASED:  # only a person may lift the sandbox
+                return Decision.reject_soft(Source.MODE, f"{question}, and "
+                                            f"--{self.session.mode.value} asks nobody")
             assessment = replace(assessment, verdict=Verdict.ASK, reason=question)
         outside = self.session.sandbox.configured and call.name in SANDBOXED_TOOLS
         return self.approver.ask(ApprovalRequest(call, assessment, index, batch,

@@ -173,6 +173,37 @@ def test_no_new_privileges_no_capabilities_and_dev_and_proc_are_there(ws: Path) 
     assert "NoNewPrivs:\t1" in text and "CapEff:\t0000000000000000" in text
 
 
+def test_the_hosts_sockets_in_run_are_hidden(ws: Path) -> None:
+    setup = sandbox_or_skip(ws)
+    if not any(Path("/run").iterdir()):
+        pytest.skip("/run is empty on this host: nothing to hide")
+    ex, _ = executor(ws, setup, mode=Mode.AUTO_APPROVE)
+    _, text = run_one(ex, bash("ls -A /run /var/run"))
+    assert text.split() == ["/run:", "/var/run:", "[exit", "code", "0]"]
+
+
+def test_auto_budget_calls_run_inside_but_cannot_lift_the_sandbox(
+        ws: Path, outside: Path) -> None:
+    setup = sandbox_or_skip(ws)
+    ex, approver = executor(ws, setup, answers=(YES,))
+    ex.session.auto_budget = 2
+    decision, text = run_one(ex, bash(f"touch {outside / 'b'}"))
+    assert decision.source is Source.AUTO_BUDGET and "Read-only file system" in text
+    decision, _ = run_one(ex, bash(f"touch {outside / 'b'}", **{OUTSIDE_ARGUMENT: True}))
+    assert decision.source is Source.USER and len(approver.requests) == 1
+    assert ex.session.auto_budget == 1 and (outside / "b").exists()
+
+
+@pytest.mark.parametrize("mode", [Mode.AUTO_APPROVE, Mode.AUTO_DENY])
+def test_auto_modes_never_run_a_call_outside_the_sandbox(ws: Path, mode: Mode) -> None:
+    setup = sandbox_or_skip(ws)
+    ex, approver = executor(ws, setup, allow=("Bash(touch *)",), mode=mode)
+    decision, text = run_one(ex, bash("touch x", **{OUTSIDE_ARGUMENT: True}))
+    assert decision.source is Source.MODE and not approver.requests and not (ws / "x").exists()
+    assert text.startswith("Not run: this run allows no such calls (the model asks to run "
+                           f"this outside the sandbox, and --{mode.value} asks nobody)")
+
+
 # --- network ----------------------------------------------------------------------
 
 @pytest.fixture
@@ -328,15 +359,15 @@ def test_a_sandbox_that_fails_to_start_asks_and_the_command_runs_once(
                       "exit 1\n")
     broken.chmod(broken.stat().st_mode | stat.S_IXUSR)
     failing = replace(setup, sandbox=replace(setup.sandbox, launcher=str(broken)))
-    ex, approver = executor(ws, failing, answers=(YES, YES), mode=Mode.AUTO_APPROVE)
-    decision, text = run_one(ex, bash("echo once >> count"))
+    ex, approver = executor(ws, failing, allow=("Bash(mkdir *)",), answers=(YES, YES))
+    decision, text = run_one(ex, bash("mkdir once"))
     assert approver.requests[0].assessment.reason == \
         "the sandbox cannot start (bwrap: setting up uid map: Permission denied)"
-    assert decision.source is Source.USER and (ws / "count").read_text() == "once\n"
+    assert decision.source is Source.USER and (ws / "once").is_dir() and text == "[exit code 0]"
     assert ex.session.sandbox.effective is SandboxMode.OFF
     assert "failed: bwrap: setting up uid map" in ex.session.sandbox.summary()
     # From now on every call that would run inside is asked.
-    run_one(ex, bash("echo twice >> count"))
+    run_one(ex, bash("mkdir twice"))
     assert len(approver.requests) == 2
 
 

@@ -86,15 +86,14 @@ class Sandbox:
 
     def _bwrap_options(self) -> list[str]:
         workspace_bind = "--bind" if self.mode is SandboxMode.WORKSPACE_WRITE else "--ro-bind"
-        options = [
-            "--ro-bind", "/", "/",
-            "--dev", "/dev", "--proc", "/proc",
-            # /run holds the sockets of dbus, docker and systemd: each can run things outside.
-            "--tmpfs", "/run",
-            "--bind", self.temp_dir, "/tmp",
-            # After /tmp, so that a workspace under /tmp is seen (bound over the private /tmp).
-            workspace_bind, self.workspace, self.workspace,
-        ]
+        options = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        # /run holds the sockets of dbus, docker and systemd: each can run things outside.
+        for runtime in ("/run", "/var/run"):
+            if os.path.isdir(runtime) and not os.path.islink(runtime):
+                options += ["--tmpfs", runtime]
+        # The workspace after /tmp, so that a workspace under /tmp is seen inside.
+        options += ["--bind", self.temp_dir, "/tmp",
+                    workspace_bind, self.workspace, self.workspace]
         for path in self.protected():
             options += ["--ro-bind", path, path]
         return [
