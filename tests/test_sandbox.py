@@ -31,8 +31,10 @@ from saikish.rules import parse_rule
 from saikish.session import Session
 from saikish.tools import RunContext, builtin_tools
 from saikish.tools.sandbox import (
+    BWRAP_MISSING,
     MODES,
     OUTSIDE_ARGUMENT,
+    SandboxError,
     SandboxMode,
     SandboxSetup,
     offer_outside,
@@ -404,8 +406,8 @@ def test_an_explicit_mode_that_cannot_start_is_exit_2(cli: Callable[..., Run], w
     model = write_script(ws.parent / "s.yml", "- text: hi\n")
     run = cli("-p", "hi", "-m", model, "--sandbox", "workspace-write")
     assert run.code == 2 and run.out == ""
-    assert run.err == ("saikish: sandbox workspace-write cannot start: bwrap not found "
-                       "(install it with 'apt install bubblewrap', or run with --sandbox off)\n")
+    assert run.err == ("saikish: sandbox workspace-write cannot start: bwrap not found; "
+                       "install it: apt install bubblewrap (or run with --sandbox off)\n")
     (ws / "agent.yml").write_text("sandbox: read-only\n")
     assert cli("-p", "hi", "-m", model).code == 2
     run = cli("-p", "hi", "-m", model, "--sandbox", "auto")
@@ -426,13 +428,40 @@ def test_a_launcher_that_fails_the_probe_is_named_in_the_error(
     assert run.code == 2
     assert "cannot start: bwrap: No permissions to create new namespace" in run.err
     setup = start_sandbox(SandboxMode.AUTO, str(ws))
-    assert setup.summary() == ("sandbox: off (bwrap: No permissions to create new namespace; "
-                               "install it: apt install bubblewrap)")
+    assert setup.summary() == "sandbox: off (bwrap: No permissions to create new namespace)"
+
+
+def _fake_bwrap(directory: Path, body: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    fake = directory / "bwrap"
+    fake.write_text(f"#!/bin/sh\n{body}\n")
+    fake.chmod(0o755)
+    return fake
+
+
+def test_a_launcher_that_contains_nothing_fails_the_probe(
+        ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Runs the command as is: `true` would succeed, but nothing would be contained.
+    fake = _fake_bwrap(tmp_path / "bin", 'while [ "$1" != "--" ]; do shift; done; shift; '
+                                         'exec "$@"')
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    with pytest.raises(SandboxError) as caught:
+        start_sandbox(SandboxMode.WORKSPACE_WRITE, str(ws))
+    assert f"{fake} ran the probe without new namespaces" in str(caught.value)
+
+
+def test_a_bwrap_inside_the_workspace_is_not_trusted(
+        ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    planted = _fake_bwrap(ws / "bin", 'exec /usr/bin/env true')
+    monkeypatch.setenv("PATH", f"{planted.parent}:{os.environ['PATH']}")
+    setup = start_sandbox(SandboxMode.AUTO, str(ws))
+    assert setup.sandbox is None
+    assert setup.problem == f"the bwrap found on $PATH is inside the workspace: {planted}"
 
 
 def test_banner_lines() -> None:
     assert SandboxSetup().banner() == ("sandbox: off", "dim")
-    text, style = SandboxSetup(SandboxMode.AUTO, None, "bwrap not found").banner()
+    text, style = SandboxSetup(SandboxMode.AUTO, None, BWRAP_MISSING).banner()
     assert text == "sandbox: off (bwrap not found; install it: apt install bubblewrap)"
     assert style == "yellow"
 

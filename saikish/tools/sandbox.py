@@ -24,11 +24,12 @@ from saikish.tools.base import Tool
 from saikish.tools.seatbelt import seatbelt_argv
 from saikish.types import Decision, Source, ToolCall
 
-INSTALL_HINT = "apt install bubblewrap"
+BWRAP_MISSING = "bwrap not found; install it: apt install bubblewrap"
 # Only these tools start processes; the file tools are bounded by the policy (§4.8).
 SANDBOXED_TOOLS = frozenset({"bash"})
 OUTSIDE_ARGUMENT = "outside_sandbox"
 PROBE_TIMEOUT_S = 10.0
+NAMESPACES = ("/proc/self/ns/net", "/proc/self/ns/mnt")
 
 
 class SandboxMode(enum.Enum):
@@ -76,8 +77,9 @@ class Sandbox:
         """Paths inside the workspace that stay read-only: what would run code outside later.
 
         A hook or a `core.fsmonitor` in .git/config runs the next time the person
-        uses git, and a project agent.yml could loosen saikish's own rules; Codex
-        keeps these read-only too.
+        uses git, and a project agent.yml could loosen saikish's own rules. Codex
+        keeps all of .git read-only by default; keeping only the parts that run
+        code (as its allow_limited_git_writes does) lets `git commit` work inside.
         """
         candidates = (os.path.join(self.workspace, name)
                       for name in (".git/hooks", ".git/config", "agent.yml"))
@@ -146,12 +148,14 @@ class SandboxSetup:
         if self.sandbox is None and self.requested is SandboxMode.OFF:
             return "sandbox: off"
         if self.sandbox is None:
-            return f"sandbox: off ({self.problem}; install it: {INSTALL_HINT})"
+            return f"sandbox: off ({self.problem})"
         tool = "sandbox-exec" if self.sandbox.macos else "bubblewrap"
         if self.problem:
             return f"sandbox: {self.sandbox.mode.value} ({tool}) failed: {self.problem}"
+        where = "anywhere" if self.sandbox.mode is SandboxMode.READ_ONLY else \
+            "outside the workspace"
         return (f"sandbox: {self.sandbox.mode.value} ({tool}): calls nobody approved "
-                f"cannot write outside the workspace or use the network")
+                f"cannot write {where} or use the network")
 
     def banner(self) -> tuple[str, str]:
         """The banner line and its style: a warning when auto found no sandbox."""
@@ -176,8 +180,8 @@ def start_sandbox(mode: SandboxMode, workspace: str, *,
         return SandboxSetup(mode, sandbox)
     if mode is SandboxMode.AUTO:
         return SandboxSetup(mode, None, problem)
-    raise SandboxError(f"sandbox {mode.value} cannot start: {problem} (install it with "
-                       f"'{INSTALL_HINT}', or run with --sandbox off)")
+    raise SandboxError(f"sandbox {mode.value} cannot start: {problem} "
+                       f"(or run with --sandbox off)")
 
 
 def _build(mode: SandboxMode, workspace: str,
@@ -186,9 +190,13 @@ def _build(mode: SandboxMode, workspace: str,
     if macos:
         launcher = shutil.which("sandbox-exec") or "/usr/bin/sandbox-exec"
     elif platform.startswith("linux"):
-        launcher = shutil.which("bwrap") or ""
-        if not launcher:
-            return None, "bwrap not found"
+        found = shutil.which("bwrap")
+        if not found:
+            return None, BWRAP_MISSING
+        launcher = os.path.realpath(found)
+        if launcher.startswith(workspace + os.sep):
+            # What ran in an earlier session's sandbox may have put it there ($PATH with ".").
+            return None, f"the bwrap found on $PATH is inside the workspace: {launcher}"
     else:
         return None, f"no sandbox on {platform}"
     resolved = SandboxMode.WORKSPACE_WRITE if mode is SandboxMode.AUTO else mode
@@ -198,17 +206,35 @@ def _build(mode: SandboxMode, workspace: str,
 
 
 def probe(sandbox: Sandbox) -> str | None:
-    """Run `true` inside `sandbox`: None when it works, else the launcher's first error line."""
+    """Run a trivial command inside `sandbox`: None when it works and is contained, else
+    why not (the launcher's first error line)."""
+    # On Linux the command reports its namespaces: a launcher that ran it in ours
+    # (a broken or fake bwrap) would pass a bare `true` but contain nothing.
+    argv = ["true"] if sandbox.macos else ["readlink", *NAMESPACES]
     try:
-        done = subprocess.run(sandbox.wrap(["true"]), cwd=sandbox.workspace,
+        done = subprocess.run(sandbox.wrap(argv), cwd=sandbox.workspace,
                               stdin=subprocess.DEVNULL, capture_output=True,
                               timeout=PROBE_TIMEOUT_S, check=False)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"{os.path.basename(sandbox.launcher)} cannot run: {exc}"
-    if done.returncode == 0:
-        return None
-    lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-    return lines[0] if lines else f"{sandbox.launcher} exited with {done.returncode}"
+    if done.returncode != 0:
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return lines[0] if lines else f"{sandbox.launcher} exited with {done.returncode}"
+    if not sandbox.macos and _shares_namespaces(done.stdout.decode("utf-8", "replace")):
+        return f"{sandbox.launcher} ran the probe without new namespaces"
+    return None
+
+
+def _shares_namespaces(reported: str) -> bool:
+    """True when the probe's network or mount namespace is ours."""
+    ours = []
+    for path in NAMESPACES:
+        try:
+            ours.append(os.readlink(path))
+        except OSError:
+            return True  # cannot compare: fail closed
+    inside = reported.split()
+    return len(inside) != len(ours) or any(a == b for a, b in zip(inside, ours, strict=True))
 
 
 def runs_inside(call: ToolCall, decision: Decision) -> bool:
