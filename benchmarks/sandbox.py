@@ -3,7 +3,8 @@
 Runs a trivial `true` through the bash tool with and without the sandbox and
 prints the medians, the time added per call and the ratio; then the same for a
 bare subprocess.run (the launcher's own cost, without the tool's wait loop);
-and the one-time probe at session start.
+and the one-time probe at session start. Runs alternate (plain, sandboxed,
+plain, ...) so that both sides see the same load on a shared machine.
 """
 
 from __future__ import annotations
@@ -13,59 +14,55 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 
 from saikish.tools import RunContext, builtin_tools
 from saikish.tools.sandbox import SandboxMode, start_sandbox
 
-RUNS = 40
+RUNS = 60
 TARGET_MS = 15.0
 
 
-def median_ms(context: RunContext) -> float:
-    """The median wall time of `true` through the bash tool, in ms."""
-    bash = builtin_tools()["bash"]
-    times = []
-    for _ in range(RUNS):
-        started = time.perf_counter()
-        output = bash.run({"command": "true"}, context)
-        times.append(time.perf_counter() - started)
-        if output.is_error:
-            raise SystemExit(f"`true` failed: {output.text}")
-    return statistics.median(times) * 1000
+def timed_ms(action: Callable[[], object]) -> float:
+    """Wall time of one call of `action`, in ms."""
+    started = time.perf_counter()
+    action()
+    return (time.perf_counter() - started) * 1000
 
 
-def median_raw_ms(argv: list[str], cwd: str) -> float:
-    """The median wall time of subprocess.run(argv), in ms."""
-    times = []
-    for _ in range(RUNS):
-        started = time.perf_counter()
-        subprocess.run(argv, cwd=cwd, check=True, stdin=subprocess.DEVNULL)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times) * 1000
+def alternate(plain: Callable[[], object], inside: Callable[[], object]) -> tuple[float, float]:
+    """Median ms of each, measured in alternation."""
+    pairs = [(timed_ms(plain), timed_ms(inside)) for _ in range(RUNS)]
+    return statistics.median(p for p, _ in pairs), statistics.median(i for _, i in pairs)
+
+
+def report(name: str, plain: float, inside: float) -> None:
+    """One block of figures."""
+    added = inside - plain
+    verdict = "met" if added < TARGET_MS else "MISSED"
+    print(f"{name}: {plain:6.2f} ms plain, {inside:6.2f} ms sandboxed, "
+          f"{added:6.2f} ms added ({inside / plain:4.2f}x; target < {TARGET_MS:g} ms: {verdict})")
 
 
 def main() -> int:
+    bash = builtin_tools()["bash"]
+    argv = ["bash", "-c", "true"]
     with tempfile.TemporaryDirectory() as workspace:
-        started = time.perf_counter()
+        probe_ms = timed_ms(lambda: start_sandbox(SandboxMode.AUTO, workspace))
         setup = start_sandbox(SandboxMode.AUTO, workspace)
-        probe_ms = (time.perf_counter() - started) * 1000
         if setup.sandbox is None:
             print(f"no sandbox here: {setup.problem}")
             return 1
-        plain = median_ms(RunContext(workspace))
-        inside = median_ms(RunContext(workspace, sandbox=setup.sandbox))
-        argv = ["bash", "-c", "true"]
-        raw_plain = median_raw_ms(argv, workspace)
-        raw_inside = median_raw_ms(setup.sandbox.wrap(argv), workspace)
-    added = inside - plain
-    print(f"median of {RUNS} runs of `true` through the bash tool")
-    print(f"{'without the sandbox':24} {plain:7.2f} ms")
-    print(f"{'inside the sandbox':24} {inside:7.2f} ms  {inside / plain:5.2f}x")
-    print(f"{'added per call':24} {added:7.2f} ms  (target < {TARGET_MS:g} ms: "
-          f"{'met' if added < TARGET_MS else 'MISSED'})")
-    print(f"{'launcher alone':24} {raw_inside - raw_plain:7.2f} ms added  "
-          f"({raw_plain:.2f} -> {raw_inside:.2f} ms, subprocess.run without the tool)")
-    print(f"{'probe at session start':24} {probe_ms:7.2f} ms  (once)")
+        sandbox = setup.sandbox
+        plain_ctx, inside_ctx = RunContext(workspace), RunContext(workspace, sandbox=sandbox)
+        tool = alternate(lambda: bash.run({"command": "true"}, plain_ctx),
+                         lambda: bash.run({"command": "true"}, inside_ctx))
+        raw = alternate(lambda: subprocess.run(argv, cwd=workspace, check=True),
+                        lambda: subprocess.run(sandbox.wrap(argv), cwd=workspace, check=True))
+    print(f"`true`, median of {RUNS} alternating runs each")
+    report("through the bash tool", *tool)
+    report("bare subprocess.run  ", *raw)
+    print(f"probe at session start: {probe_ms:.2f} ms (once)")
     return 0
 
 

@@ -175,6 +175,17 @@ def test_no_new_privileges_no_capabilities_and_dev_and_proc_are_there(ws: Path) 
     assert "NoNewPrivs:\t1" in text and "CapEff:\t0000000000000000" in text
 
 
+def test_credentials_in_the_environment_do_not_reach_the_sandbox(
+        ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    setup = sandbox_or_skip(ws)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    monkeypatch.setenv("GH_TOKEN", "gh-secret")
+    monkeypatch.setenv("SAIKISH_VISIBLE", "seen")
+    ex, _ = executor(ws, setup, mode=Mode.AUTO_APPROVE)
+    _, text = run_one(ex, bash("env"))
+    assert "SAIKISH_VISIBLE=seen" in text and "secret" not in text
+
+
 def test_the_hosts_sockets_in_run_are_hidden(ws: Path) -> None:
     setup = sandbox_or_skip(ws)
     if not any(Path("/run").iterdir()):
@@ -493,10 +504,10 @@ def test_the_repl_banner_names_the_sandbox(ws: Path, tmp_path: Path) -> None:
 
 def test_the_macos_profile_gets_paths_as_parameters_and_allows_no_network() -> None:
     argv = seatbelt_argv("/usr/bin/sandbox-exec", ("/w", "/t"), ("/w/.git/hooks",), "/t",
-                         ["bash", "-c", "true"])
+                         ["API_KEY"], ["bash", "-c", "true"])
     profile = argv[2]
     assert argv[:2] == ["/usr/bin/sandbox-exec", "-p"] and "(deny default)" in profile
     assert "network" not in profile.replace("; No network-*", "")
     assert argv[3:6] == ["-DWRITABLE_0=/w", "-DWRITABLE_1=/t", "-DPROTECTED_0=/w/.git/hooks"]
     assert '(require-not (subpath (param "PROTECTED_0")))' in profile
-    assert argv[-5:] == ["/usr/bin/env", "TMPDIR=/t", "bash", "-c", "true"]
+    assert argv[-7:] == ["/usr/bin/env", "-u", "API_KEY", "TMPDIR=/t", "bash", "-c", "true"]

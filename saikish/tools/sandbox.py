@@ -30,6 +30,9 @@ SANDBOXED_TOOLS = frozenset({"bash"})
 OUTSIDE_ARGUMENT = "outside_sandbox"
 PROBE_TIMEOUT_S = 10.0
 NAMESPACES = ("/proc/self/ns/net", "/proc/self/ns/mnt")
+# Codex's default exclusions: nothing inside needs credentials (it has no network), and
+# what reads them there could leave them in the workspace for a run outside.
+SECRET_NAME_PARTS = ("KEY", "SECRET", "TOKEN")
 
 
 class SandboxMode(enum.Enum):
@@ -64,8 +67,9 @@ class Sandbox:
         """The argv that runs `argv` inside this sandbox, in the workspace."""
         if self.macos:
             return seatbelt_argv(self.launcher, self.writable(), self.protected(),
-                                 self.temp_dir, argv)
-        return [self.launcher, *self._bwrap_options(), "--", *argv]
+                                 self.temp_dir, secret_names(), argv)
+        unset = [part for name in secret_names() for part in ("--unsetenv", name)]
+        return [self.launcher, *self._bwrap_options(), *unset, "--", *argv]
 
     def writable(self) -> tuple[str, ...]:
         """The host paths a command inside may write to."""
@@ -235,6 +239,12 @@ def _shares_namespaces(reported: str) -> bool:
             return True  # cannot compare: fail closed
     inside = reported.split()
     return len(inside) != len(ours) or any(a == b for a, b in zip(inside, ours, strict=True))
+
+
+def secret_names() -> list[str]:
+    """The environment variables a sandboxed command does not get: credentials."""
+    return sorted(name for name in os.environ
+                  if any(part in name.upper() for part in SECRET_NAME_PARTS))
 
 
 def runs_inside(call: ToolCall, decision: Decision) -> bool:

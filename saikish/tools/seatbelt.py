@@ -42,10 +42,12 @@ def seatbelt_profile(writable_count: int, protected_count: int) -> str:
 
 
 def seatbelt_argv(launcher: str, writable: Sequence[str], protected: Sequence[str],
-                  temp_dir: str, argv: Sequence[str]) -> list[str]:
-    """`sandbox-exec -p PROFILE -D ... env TMPDIR=... argv`."""
+                  temp_dir: str, unset: Sequence[str], argv: Sequence[str]) -> list[str]:
+    """`sandbox-exec -p PROFILE -D ... env -u SECRET TMPDIR=... argv`."""
     params = [f"-DWRITABLE_{i}={path}" for i, path in enumerate(writable)]
     params += [f"-DPROTECTED_{i}={path}" for i, path in enumerate(protected)]
     profile = seatbelt_profile(len(writable), len(protected))
     # /tmp cannot be replaced on macOS: the private dir is offered through $TMPDIR instead.
-    return [launcher, "-p", profile, *params, "/usr/bin/env", f"TMPDIR={temp_dir}", *argv]
+    unsets = [part for name in unset for part in ("-u", name)]
+    return [launcher, "-p", profile, *params, "/usr/bin/env", *unsets, f"TMPDIR={temp_dir}",
+            *argv]
