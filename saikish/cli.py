@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="reject every call that would ask; read-only calls still run")
     parser.add_argument("--autonomy", choices=AUTONOMY_LEVELS)
     parser.add_argument("--sandbox", choices=SANDBOX_MODES, metavar="MODE",
-                        help="where calls nobody approved run: auto (default), "
+                        help="the sandbox for calls nobody approved: auto (default), "
                              "workspace-write, read-only, off")
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
                         help="approval timeout (0 = wait forever)")

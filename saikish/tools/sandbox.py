@@ -156,10 +156,10 @@ class SandboxSetup:
         tool = "sandbox-exec" if self.sandbox.macos else "bubblewrap"
         if self.problem:
             return f"sandbox: {self.sandbox.mode.value} ({tool}) failed: {self.problem}"
-        where = "anywhere" if self.sandbox.mode is SandboxMode.READ_ONLY else \
-            "outside the workspace"
-        return (f"sandbox: {self.sandbox.mode.value} ({tool}): calls nobody approved "
-                f"cannot write {where} or use the network")
+        writes = "no writes" if self.sandbox.mode is SandboxMode.READ_ONLY else \
+            "writes only in the workspace"
+        return (f"sandbox: {self.sandbox.mode.value} ({tool}) · unapproved calls: "
+                f"no network, {writes}")
 
     def banner(self) -> tuple[str, str]:
         """The banner line and its style: a warning when auto found no sandbox."""
