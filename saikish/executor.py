@@ -10,7 +10,7 @@ from typing import Protocol
 from saikish.policy import decide
 from saikish.session import Session
 from saikish.tools.base import RunContext, Tool
-from saikish.tools.sandbox import SANDBOXED_TOOLS, explain_failure, runs_inside, wants_outside
+from saikish.tools.sandbox import SANDBOXED_TOOLS, runs_inside, wants_outside
 from saikish.types import (
     Assessment,
     Decision,
@@ -220,7 +220,7 @@ class Executor:
                 self.session.sandbox = self.session.sandbox.failed(problem)
                 self.reporter.note(f"the sandbox failed ({problem}); asking instead")
                 return None
-            note = explain_failure(text, sandbox.mode) if output.is_error else None
+            note = sandbox.explain_failure(text) if output.is_error else None
             text = f"{text}\n{note}" if note else text
         return ToolResult(call.id, call.name, text, output.is_error)
 

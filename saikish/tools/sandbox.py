@@ -17,7 +17,6 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from saikish.errors import SaikishError
 from saikish.tools.base import Tool
@@ -33,6 +32,19 @@ NAMESPACES = ("/proc/self/ns/net", "/proc/self/ns/mnt")
 # Codex's default exclusions: nothing inside needs credentials (it has no network), and
 # what reads them there could leave them in the workspace for a run outside.
 SECRET_NAME_PARTS = ("KEY", "SECRET", "TOKEN")
+
+
+# What a command prints when the sandbox stopped it, and what the model is told then.
+# EBUSY: a rename over .git/config or agent.yml, which are bound read-only.
+_WRITE_ERRORS: tuple[str, ...] = ("Read-only file system", "EROFS", "Device or resource busy")
+_BLOCKED: tuple[tuple[tuple[str, ...], str], ...] = (
+    (_WRITE_ERRORS, "it can write only in the workspace (not .git/hooks, .git/config or "
+                    "agent.yml) and in its private temp dir"),
+    (("Network is unreachable", "ENETUNREACH", "Could not resolve host",
+      "Temporary failure in name resolution", "Name or service not known",
+      "getaddrinfo", "EAI_AGAIN", "Connection refused", "Couldn't connect to server"),
+     "it has no network (loopback only, and nothing of the host listens there)"),
+)
 
 
 class SandboxMode(enum.Enum):
@@ -61,7 +73,8 @@ class Sandbox:
     temp_dir: str  # the session's private temp dir, seen as /tmp and $TMPDIR inside
     macos: bool = False
     # Keeps the private temp dir alive for the session; removed when the session ends.
-    owner: Any = field(default=None, compare=False, repr=False)
+    owner: tempfile.TemporaryDirectory[str] | None = field(default=None, compare=False,
+                                                           repr=False)
 
     def wrap(self, argv: Sequence[str]) -> list[str]:
         """The argv that runs `argv` inside this sandbox, in the workspace."""
@@ -110,6 +123,22 @@ class Sandbox:
             # bwrap keeps every capability when started by root; no_new_privs it always sets.
             "--cap-drop", "ALL",
         ]
+
+    def explain_failure(self, output: str) -> str | None:
+        """One line for the model when a command seems to have failed because of this
+        sandbox (a write outside, the network), or None."""
+        for needles, what in _BLOCKED:
+            writes = needles is _WRITE_ERRORS
+            if self.macos and writes:
+                needles = (*needles, "Operation not permitted")  # Seatbelt denies with EPERM
+            if any(needle in output for needle in needles):
+                if self.mode is SandboxMode.READ_ONLY and writes:
+                    what = "it can write only in its private temp dir"
+                return (f"[This ran in the {self.mode.value} sandbox and may have failed "
+                        f"because {what}. If it must, call it again with "
+                        f"\"{OUTSIDE_ARGUMENT}\": true and say why; the person will be asked "
+                        f"to approve it.]")
+        return None
 
     def ready(self) -> str | None:
         """Why the sandbox cannot run now (its launcher went away), or None."""
@@ -275,29 +304,3 @@ def offer_outside(tool: Tool) -> Tool:
                         "the network; the user is asked to approve it."),
     }
     return replace(tool, schema={**tool.schema, "properties": properties})
-
-
-# What a command prints when the sandbox stopped it, and what the model is told then.
-_BLOCKED = (
-    # EBUSY: a rename over .git/config or agent.yml, which are bound read-only.
-    (("Read-only file system", "EROFS", "Device or resource busy"),
-     "it can write only in the workspace (not .git/hooks, .git/config or agent.yml) "
-     "and in its private /tmp"),
-    (("Network is unreachable", "ENETUNREACH", "Could not resolve host",
-      "Temporary failure in name resolution", "Name or service not known",
-      "getaddrinfo", "EAI_AGAIN", "Connection refused", "Couldn't connect to server"),
-     "it has no network (loopback only, and nothing of the host listens there)"),
-)
-
-
-def explain_failure(output: str, mode: SandboxMode) -> str | None:
-    """One line for the model when a sandboxed command seems to have failed because of
-    the sandbox, or None."""
-    for needles, what in _BLOCKED:
-        if any(needle in output for needle in needles):
-            if mode is SandboxMode.READ_ONLY and needles[0] == "Read-only file system":
-                what = "it can write only in its private /tmp"
-            return (f"[This ran in the {mode.value} sandbox and may have failed because "
-                    f"{what}. If it must, call it again with \"{OUTSIDE_ARGUMENT}\": true and "
-                    f"say why; the person will be asked to approve it.]")
-    return None
