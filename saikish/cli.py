@@ -7,8 +7,13 @@ fast; everything else is imported when a command needs it.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
+from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO
 
 from saikish import __version__
@@ -44,6 +49,42 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
+class Terminated(SystemExit):
+    """saikish got SIGTERM or SIGHUP: unwind (ending running commands), exit 128 + signal.
+
+    A SystemExit, so that nothing on the way (the executor, asyncio under the REPL's
+    prompt) mistakes it for an error to report and carry on from.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(128 + signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def signals_end_the_run() -> Iterator[None]:
+    """While saikish runs, SIGTERM and SIGHUP (a closed terminal) unwind it cleanly."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    ending = (signal.SIGTERM, signal.SIGHUP)
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        for each in ending:  # a second signal must not cut the cleanup short
+            signal.signal(each, signal.SIG_IGN)
+        raise Terminated(signum)
+
+    previous = {each: signal.getsignal(each) for each in ending}
+    for each in ending:
+        if previous[each] is not signal.SIG_IGN:  # e.g. under nohup: keep ignoring
+            signal.signal(each, handler)
+    try:
+        yield
+    finally:
+        for each, action in previous.items():
+            signal.signal(each, action)
+
+
 def entry() -> None:
     """The console script."""
     sys.exit(main())
@@ -57,20 +98,29 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,
     from saikish.errors import SaikishError  # tiny module: no third-party imports
 
     try:
-        if argv and argv[0] in SUBCOMMANDS:
-            from saikish.subcommands import run_subcommand
+        with signals_end_the_run():
+            if argv and argv[0] in SUBCOMMANDS:
+                from saikish.subcommands import run_subcommand
 
-            return run_subcommand(argv[0], argv[1:], io)
-        args = parse_args(build_parser(), argv, io)
-        if isinstance(args, int):
-            return args
-        return run(args, io)
+                return run_subcommand(argv[0], argv[1:], io)
+            args = parse_args(build_parser(), argv, io)
+            if isinstance(args, int):
+                return args
+            return run(args, io)
     except SaikishError as exc:
-        print(f"saikish: {exc}", file=io.stderr)
+        _say(io, str(exc))
         return exc.exit_code
     except KeyboardInterrupt:
-        print("saikish: interrupted", file=io.stderr)
+        _say(io, "interrupted")
         return EXIT_INTERRUPTED
+    except Terminated as exc:
+        _say(io, f"ended by {signal.Signals(exc.signum).name}")
+        return 128 + exc.signum
+
+
+def _say(io: Streams, text: str) -> None:
+    with contextlib.suppress(OSError, ValueError):  # the terminal may be gone (SIGHUP)
+        print(f"saikish: {text}", file=io.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -217,9 +267,11 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
 
 
 def exit_code(result: RunResult) -> int:
-    """SPEC 8: 0 finished, 1 failure, 3 stopped by a hard rejection or timeout."""
+    """SPEC 8: 0 finished, 1 failure, 3 stopped by a hard rejection or timeout, 130 Ctrl-C."""
     from saikish.agent import ERROR, FINISHED, MAX_ITERATIONS, STOPPED
 
+    if result.interrupted:
+        return EXIT_INTERRUPTED
     return {FINISHED: EXIT_OK, STOPPED: EXIT_STOPPED, ERROR: EXIT_FAILURE,
             MAX_ITERATIONS: EXIT_FAILURE}[result.exit_reason]
 

@@ -89,6 +89,7 @@ class BatchOutcome:
     records: list[CallRecord] = field(default_factory=list)
     stopped: bool = False
     stop_reason: str = ""
+    interrupted: bool = False  # Ctrl-C during a call: a one-shot run exits 130
 
 
 class Executor:
@@ -115,6 +116,7 @@ class Executor:
             except KeyboardInterrupt:  # Ctrl-C killed the command: stop, but answer every id
                 result = ToolResult(call.id, final_call.name, INTERRUPTED, True)
                 decision = Decision.reject_hard(Source.USER, "interrupted by the person")
+                outcome.interrupted = True
             self._finish(outcome, call, decision, result, final_call)
             if decision.outcome is Outcome.REJECTED_HARD:
                 outcome.stopped = True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -82,5 +83,7 @@ def _check_type(value: Any, expected: str | list[str] | None) -> str | None:
             return None
         if kinds and isinstance(value, kinds) and not (
                 isinstance(value, bool) and name in ("integer", "number")):
+            if isinstance(value, float) and not math.isfinite(value):  # NaN, Infinity
+                return f"must be a finite {name}, not {value}"
             return None
     return f"must be {' or '.join(names)}, not {type(value).__name__}"
