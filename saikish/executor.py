@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from saikish.policy import decide
@@ -100,6 +100,7 @@ class Executor:
         self.session, self.tools, self.approver = session, tools, approver
         self.reporter = reporter or SilentReporter()
         self.run_context = run_context or RunContext(session.workspace)
+        self._seen: dict[str, str | None] = {}  # call id -> Tool.state when it was decided
 
     def run_batch(self, calls: Sequence[ToolCall]) -> BatchOutcome:
         """Decide and run every call; after a hard rejection the rest only get results."""
@@ -129,6 +130,7 @@ class Executor:
         current = call
         while True:
             assessment = decide(current, self.session.context(self.tools))
+            self._seen[current.id] = self._state(current)  # before the box shows it
             decision = self._verdict(current, assessment, index, batch)
             if decision.edited_call is None:
                 break
@@ -166,10 +168,20 @@ class Executor:
             return ToolResult(original.id, call.name, result.content, result.is_error)
         return ToolResult(original.id, call.name, rejection_message(call, decision), True)
 
+    def _state(self, call: ToolCall) -> str | None:
+        tool = self.tools.get(call.name)
+        if tool is None or tool.state is None or call.raw_arguments is not None:
+            return None
+        try:
+            return tool.state(call.arguments, self.session.workspace)
+        except Exception:  # no state, no check: the call is still decided as usual
+            return None
+
     def _run(self, call: ToolCall) -> ToolResult:
         tool = self.tools[call.name]
+        context = replace(self.run_context, expected_state=self._seen.pop(call.id, None))
         try:
-            output = tool.run(call.arguments, self.run_context)
+            output = tool.run(call.arguments, context)
         except Exception as exc:  # a tool's own bug must not end the session
             return ToolResult(call.id, call.name, f"{call.name} failed: {exc}", True)
         return ToolResult(call.id, call.name, output.text, output.is_error)

@@ -21,6 +21,8 @@ class RunContext:
     output_limit: int = 30000
     bash_timeout: float = 120.0
     cancel: threading.Event = field(default_factory=threading.Event)
+    # What Tool.state said when the call was decided: the tool refuses if it changed.
+    expected_state: str | None = None
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,9 @@ class Tool:
     run: Callable[[Mapping[str, Any], RunContext], ToolOutput]
     # The risk of one call; bash's is worked out per command by the policy instead.
     risk: Callable[[Mapping[str, Any], str], Risk] = lambda args, workspace: Risk.UNKNOWN
+    # What the call's target holds now (e.g. a file's hash), noted before the person is
+    # asked, so the tool can refuse to act on something other than what was shown.
+    state: Callable[[Mapping[str, Any], str], str | None] | None = None
 
     def wire_spec(self) -> dict[str, Any]:
         """The tool as the model sees it (JSON schema function spec)."""
