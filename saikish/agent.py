@@ -71,6 +71,10 @@ class Agent:
                 batch = self._run_batch(last)
             except SaikishError as exc:  # e.g. an allowlist that broke mid-session
                 return RunResult(last.text, ERROR, tuple(records), usage, str(exc), last.usage)
+            except Exception as exc:  # a bug must not end the session and its conversation
+                return RunResult(last.text, ERROR, tuple(records), usage,
+                                 f"the tool calls failed unexpectedly ({type(exc).__name__}: "
+                                 f"{exc})", last.usage)
             records.extend(batch.records)
             if batch.stopped:
                 return RunResult(last.text, STOPPED, tuple(records), usage, batch.stop_reason,
