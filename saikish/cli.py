@@ -72,7 +72,8 @@ def signals_end_the_run() -> Iterator[None]:
     def handler(signum: int, frame: FrameType | None) -> None:
         for each in ending:  # a second signal must not cut the cleanup short
             signal.signal(each, signal.SIG_IGN)
-        raise Terminated(signum)
+        if not _end_prompt(signum):
+            raise Terminated(signum)
 
     previous = {each: signal.getsignal(each) for each in ending}
     for each in ending:
@@ -83,6 +84,29 @@ def signals_end_the_run() -> Iterator[None]:
     finally:
         for each, action in previous.items():
             signal.signal(each, action)
+
+
+def _end_prompt(signum: int) -> bool:
+    """Ask a running prompt_toolkit application to exit with Terminated; True if there is one.
+
+    Raising from inside its event loop would leave its pending tasks to print
+    "Unhandled exception" screens; exiting the application unwinds it cleanly.
+    """
+    if "prompt_toolkit" not in sys.modules:
+        return False
+    from prompt_toolkit.application import get_app_or_none
+
+    app = get_app_or_none()
+    loop = getattr(app, "loop", None)
+    if app is None or not app.is_running or loop is None:
+        return False
+
+    def leave() -> None:
+        with contextlib.suppress(Exception):  # already leaving: it unwinds anyway
+            app.exit(exception=Terminated(signum))
+
+    loop.call_soon_threadsafe(leave)  # wakes the loop, which may sit in select()
+    return True
 
 
 def entry() -> None:

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from saikish.tools import RunContext, builtin_tools
@@ -141,3 +142,39 @@ def test_ctrl_c_in_a_one_shot_run_exits_130_with_the_record(cli: Callable[..., R
     run = cli("-p", "go", "-m", script, "--autonomy", "full-auto")
     assert run.code == 130 and "interrupted by the person" in run.err
     assert time.monotonic() - started < 20
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGHUP, 129), (signal.SIGTERM, 143)])
+def test_closing_the_terminal_of_the_repl_ends_its_command(tmp_path: Path,
+                                                           sig: signal.Signals,
+                                                           code: int) -> None:
+    from tests.test_pty import Shell
+
+    m = marker()
+    command = f"setsid bash -c \"trap '' TERM HUP; exec {m}\" & {m}"
+    shell = Shell(f"- tool_calls:\n    - {{name: bash, arguments: {{command: "
+                  f"{json.dumps(command)}}}}}\n", tmp_path, "--autonomy", "full-auto")
+    try:
+        shell.say("go")
+        wait_for(m, 2)
+        shell.child.kill(sig)
+        shell.child.expect(pexpect.EOF)
+        shell.child.close()
+    finally:
+        shell.child.close(force=True)
+    assert shell.child.exitstatus == code
+    assert left(m) == []
+
+
+def test_sigterm_at_the_repl_prompt_exits_cleanly(tmp_path: Path) -> None:
+    from tests.test_pty import Shell
+
+    shell = Shell("- text: hi\n", tmp_path)
+    try:
+        shell.child.kill(signal.SIGTERM)
+        shell.child.expect(pexpect.EOF)
+        shell.child.close()
+    finally:
+        shell.child.close(force=True)
+    assert shell.child.exitstatus == 143
+    assert "Traceback" not in shell.log.getvalue()
