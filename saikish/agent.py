@@ -122,7 +122,6 @@ class Agent:
         self.messages.append(AssistantMessage(turn))
         return turn
 
-
     def _keep_partial(self, exc: ModelError, streamed: list[str]) -> None:
         """What was shown of a failed answer stays in the conversation, marked as cut."""
         exc.partial = exc.partial or "".join(streamed)

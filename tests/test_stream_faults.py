@@ -259,3 +259,10 @@ def test_llm_timeout_must_be_a_positive_finite_number(cli: Callable[..., Run], w
     (ws / "agent.yml").write_text(f"llm:\n  timeout: {value}\n")
     run = cli("-p", "hi", "-m", "demo")
     assert run.code == 2 and "agent.yml:2: llm.timeout:" in run.err and said in run.err
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_stream_labelled_as_json_is_still_read_as_a_stream(api: str) -> None:
+    with serve(Reply(answer(api), headers={"content-type": "application/json"})) as s:
+        turn, streamed = complete(model(api, s.url))
+    assert turn.text == streamed == "partial "

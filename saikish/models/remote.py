@@ -18,7 +18,7 @@ from saikish.types import Turn
 MAX_ATTEMPTS = 4
 DEFAULT_TIMEOUT_S = 60.0
 CONNECT_TIMEOUT_S = 10.0
-# Quiet kinds of failure that are about the connection, worth naming in the retry notice.
+# Failures of the connection rather than errors the server chose to send.
 _CONNECTION_KINDS = ("connection", "timeout", "dropped", "bad_stream")
 
 
@@ -160,7 +160,11 @@ def read_answer(response: Any, on_stream: Callable[[Iterator[bytes]], None],
     kind = str(response.headers.get("content-type") or "").lower()
     # JSON: a server that ignored stream: true; HTML: a proxy's page (reported as such).
     if ("json" in kind or "html" in kind) and "event-stream" not in kind:
-        on_whole(whole_json(response.read()))
+        body = response.read()
+        if body.lstrip().startswith((b"data:", b"event:")):  # a stream with the wrong label
+            on_stream(iter([body]))
+        else:
+            on_whole(whole_json(body))
     else:
         on_stream(response.iter_bytes())
 
