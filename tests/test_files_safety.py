@@ -90,3 +90,15 @@ def test_a_batch_that_fails_still_answers_every_call(ws: Path) -> None:
         result.message
     assert len(results(agent)) == 2  # one per call id, as the APIs require
     assert all("may or may not have run" in content for _, content in results(agent))
+
+
+@pytest.mark.parametrize(("tool", "args"), [
+    ("write_file", {"path": "a\x00b", "content": "x"}),
+    ("write_file", {"path": "ok.txt", "content": "lone \ud800"}),
+    ("edit_file", {"path": "a\x00b", "old_string": "x", "new_string": "y"}),
+])
+def test_unwritable_text_or_paths_are_error_results(ws: Path, tool: str,
+                                                    args: dict[str, str]) -> None:
+    output = TOOLS[tool].run(args, RunContext(str(ws)))
+    assert output.is_error and output.text.startswith(("cannot write", "cannot read"))
+    assert sorted(p.name for p in ws.iterdir()) == []  # no temp file left behind

@@ -178,3 +178,10 @@ def test_sigterm_at_the_repl_prompt_exits_cleanly(tmp_path: Path) -> None:
         shell.child.close(force=True)
     assert shell.child.exitstatus == 143
     assert "Traceback" not in shell.log.getvalue()
+
+
+@pytest.mark.parametrize("command", ["echo \x00", "echo \ud800"])
+def test_a_command_that_cannot_be_passed_to_bash_is_an_error_result(ws: Path,
+                                                                    command: str) -> None:
+    output = BASH.run({"command": command}, RunContext(str(ws)))
+    assert output.is_error and output.text.startswith("cannot start bash: ")

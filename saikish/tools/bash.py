@@ -35,8 +35,8 @@ def run_bash(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     marker = uuid.uuid4().hex
     try:
         proc = spawn(str(args["command"]), ctx, marker)
-    except OSError as exc:
-        return ToolOutput(f"cannot start bash: {exc.strerror or exc}", True)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL or lone surrogate in the command
+        return ToolOutput(f"cannot start bash: {getattr(exc, 'strerror', None) or exc}", True)
     output = BoundedText(ctx.output_limit)
     try:
         reader = threading.Thread(target=_drain, args=(proc, output), daemon=True)

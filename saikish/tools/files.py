@@ -151,14 +151,15 @@ def _walk(root: Path) -> Iterator[Path]:
 def write_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     """Create or overwrite a file with `content`."""
     path = resolve(str(args["path"]), ctx)
-    existed = path.exists()
     changed = _changed(args, ctx)
     if changed:
         return changed
     try:
+        existed = path.exists()
         atomic_write(path, str(args["content"]))
-    except OSError as exc:
-        return ToolOutput(f"cannot write {args['path']}: {exc.strerror or exc}", True)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path, a lone surrogate
+        return ToolOutput(f"cannot write {args['path']}: {getattr(exc, 'strerror', None) or exc}",
+                          True)
     verb = "overwrote" if existed else "created"
     return ToolOutput(f"{verb} {args['path']} ({len(str(args['content']))} characters)")
 
@@ -168,7 +169,7 @@ def edit_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     path = resolve(str(args["path"]), ctx)
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or a NUL in the path
         return ToolOutput(f"cannot read {args['path']}: {exc}", True)
     new = apply_edit(text, args)
     if isinstance(new, ToolOutput):
@@ -178,8 +179,9 @@ def edit_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
         return changed
     try:
         atomic_write(path, new)
-    except OSError as exc:
-        return ToolOutput(f"cannot write {args['path']}: {exc.strerror or exc}", True)
+    except (OSError, ValueError) as exc:
+        return ToolOutput(f"cannot write {args['path']}: {getattr(exc, 'strerror', None) or exc}",
+                          True)
     return ToolOutput(f"edited {args['path']}")
 
 
