@@ -158,8 +158,9 @@ class Executor:
                                                  self.session.workspace))
 
     def _result(self, call: ToolCall, decision: Decision, original: ToolCall) -> ToolResult:
+        seen = self._seen.pop(call.id, None)
         if decision.outcome is Outcome.APPROVED:
-            result = self._run(call)
+            result = self._run(call, seen)
             if call != original:
                 note = (f"\n[The person edited this call before it ran. It ran with arguments "
                         f"{_args(call)} instead of {_args(original)}.]")
@@ -177,9 +178,9 @@ class Executor:
         except Exception:  # no state, no check: the call is still decided as usual
             return None
 
-    def _run(self, call: ToolCall) -> ToolResult:
+    def _run(self, call: ToolCall, seen: str | None = None) -> ToolResult:
         tool = self.tools[call.name]
-        context = replace(self.run_context, expected_state=self._seen.pop(call.id, None))
+        context = replace(self.run_context, expected_state=seen)
         try:
             output = tool.run(call.arguments, context)
         except Exception as exc:  # a tool's own bug must not end the session

@@ -1,4 +1,5 @@
-"""From the bytes of a streamed answer to JSON events, whatever the server sends.
+"""From the bytes of a streamed answer to JSON events, whatever the server sends
+(docs/SPEC.md §1: SSE framing is the SDKs' job).
 
 The SSE framing is the SDKs' own decoder (never hand-written); what is ours
 is making its input safe: invalid UTF-8 becomes U+FFFD instead of an

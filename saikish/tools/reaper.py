@@ -1,4 +1,5 @@
-"""Ending every process a tool call started, including those that tried to get away.
+"""Ending every process a tool call started, even those that tried to get away
+(docs/SPEC.md §3: bash is killed whole).
 
 A call runs in its own session (process group = its pid) with a marker variable
 unique to the call in its environment. A process that calls setsid leaves the

@@ -1,4 +1,4 @@
-"""The REPL's input history file, degrading to memory when the file fails (SPEC 9)."""
+"""The REPL's input history file, degrading to memory when the file fails (docs/SPEC.md §9)."""
 
 from __future__ import annotations
 
