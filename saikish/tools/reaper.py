@@ -29,8 +29,12 @@ def end_all(group: int, marker: str, grace: float = GRACE_S) -> None:
     if not survivors(group, marker):
         return
     _send(group, marker, signal.SIGTERM)
-    if _gone_within(group, marker, grace):
-        return
+    try:
+        if _gone_within(group, marker, grace):
+            return
+    except KeyboardInterrupt:  # a second Ctrl-C: no more grace, but still nothing left
+        _send(group, marker, signal.SIGKILL)
+        raise
     _send(group, marker, signal.SIGKILL)
     _gone_within(group, marker, grace)  # SIGKILL cannot be ignored: this is brief
 
