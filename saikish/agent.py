@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from saikish.errors import ModelError
-from saikish.executor import CallRecord, Executor
+from saikish.errors import ModelError, SaikishError
+from saikish.executor import BatchOutcome, CallRecord, Executor
 from saikish.models.base import (
     AssistantMessage,
     Message,
@@ -32,6 +32,7 @@ class RunResult:
     usage: Usage
     message: str = ""
     last_usage: Usage = Usage()
+    interrupted: bool = False  # the person pressed Ctrl-C during a tool call
 
 
 class Agent:
@@ -66,15 +67,35 @@ class Agent:
                 note = "the answer was cut off at the token limit" \
                     if last.stop is StopReason.MAX_TOKENS else ""
                 return RunResult(last.text, FINISHED, tuple(records), usage, note, last.usage)
-            batch = self.executor.run_batch(last.tool_calls)
-            self.messages.append(ToolResults(tuple(batch.results)))
+            try:
+                batch = self._run_batch(last)
+            except SaikishError as exc:  # e.g. an allowlist that broke mid-session
+                return RunResult(last.text, ERROR, tuple(records), usage, str(exc), last.usage)
+            except Exception as exc:  # a bug must not end the session and its conversation
+                return RunResult(last.text, ERROR, tuple(records), usage,
+                                 f"the tool calls failed unexpectedly ({type(exc).__name__}: "
+                                 f"{exc})", last.usage)
             records.extend(batch.records)
             if batch.stopped:
                 return RunResult(last.text, STOPPED, tuple(records), usage, batch.stop_reason,
-                                 last.usage)
+                                 last.usage, interrupted=batch.interrupted)
         return RunResult(last.text, MAX_ITERATIONS, tuple(records), usage,
                          f"stopped after {self.max_iterations} model calls (llm.maxIterations)",
                          last.usage)
+
+    def _run_batch(self, turn: Turn) -> BatchOutcome:
+        """The executor's batch; whatever happens, every call id gets a result."""
+        try:
+            batch = self.executor.run_batch(turn.tool_calls)
+        except BaseException as exc:
+            # The APIs reject a conversation with an unanswered call: answer them all.
+            reason = (f"No result: saikish stopped during this batch ({type(exc).__name__}: "
+                      f"{exc}); this call may or may not have run.")
+            self.messages.append(ToolResults(tuple(
+                ToolResult(c.id, c.name, reason, True) for c in turn.tool_calls)))
+            raise
+        self.messages.append(ToolResults(tuple(batch.results)))
+        return batch
 
     def _complete(self, on_text: TextSink) -> Turn:
         streamed: list[str] = []
@@ -91,12 +112,21 @@ class Agent:
             self.messages.append(AssistantMessage(Turn(text=partial.strip())))
             raise
         except ModelError as exc:
-            exc.partial = exc.partial or "".join(streamed)
-            if exc.partial:
-                self.messages.append(AssistantMessage(Turn(text=exc.partial + " [interrupted]")))
+            self._keep_partial(exc, streamed)
             raise
+        except Exception as exc:  # a provider's own bug must not end the session
+            error = ModelError(f"{self.model.name}: the model call failed unexpectedly "
+                               f"({type(exc).__name__}: {exc})")
+            self._keep_partial(error, streamed)
+            raise error from exc
         self.messages.append(AssistantMessage(turn))
         return turn
+
+    def _keep_partial(self, exc: ModelError, streamed: list[str]) -> None:
+        """What was shown of a failed answer stays in the conversation, marked as cut."""
+        exc.partial = exc.partial or "".join(streamed)
+        if exc.partial:
+            self.messages.append(AssistantMessage(Turn(text=exc.partial + " [interrupted]")))
 
 
 def _cut_off(turn: Turn) -> list[CallRecord]:

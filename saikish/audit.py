@@ -1,4 +1,9 @@
-"""The audit ledger (SPEC 4.6): one JSON line per decision, secrets redacted, rotated."""
+"""The audit ledger (SPEC 4.6): one JSON line per decision, secrets redacted, rotated.
+
+Each line is written whole: one write() of a complete line to a file opened
+with O_APPEND. A line torn by a crash (kill -9, a full disk) is closed off
+before the next entry, and skipped when read, so it never swallows its neighbour.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +16,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from saikish.errors import SaikishError
 from saikish.types import Assessment, Decision, Source, ToolCall
 
 MAX_BYTES = 5 * 1024 * 1024
 BACKUPS = 3
+# Longer argument strings (a 50 MB write_file) are logged by their head only.
+TEXT_LIMIT = 32 * 1024
 _SECRET_KEYS = re.compile(r"(api[_-]?key|token|secret|passw(or)?d|authorization|credential|"
                           r"private[_-]?key|cookie|session[_-]?id)", re.IGNORECASE)
 _SECRET_VALUES = [
@@ -26,10 +34,18 @@ _SECRET_VALUES = [
     re.compile(r"(?i)\b(bearer\s+[A-Za-z0-9._\-~+/]{8,}=*)"),
     re.compile(r"(?i)((?:api[_-]?key|token|secret|password|passwd)[\"']?\s*[:=]\s*[\"']?)"
                r"([^\s\"'&]{4,})"),
-    re.compile(r"(?i)(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?"
-               r"(-----END [A-Z ]*PRIVATE KEY-----)"),
 ]
+# Key blocks are matched in two linear steps, not one lazy regex: an unterminated
+# header made that regex scan to the end from every header (quadratic).
+_KEY_BEGIN = re.compile(r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----")
+_KEY_END = re.compile(r"-----END [A-Z ]{0,40}PRIVATE KEY-----")
 REDACTED = "[REDACTED]"
+
+
+class AuditError(SaikishError):
+    """The audit ledger cannot be read."""
+
+    exit_code = 1
 
 
 def redact(value: Any, key: str = "") -> Any:
@@ -46,14 +62,44 @@ def redact(value: Any, key: str = "") -> Any:
 
 
 def redact_text(text: str) -> str:
-    """Secrets inside free text (commands, file content) replaced by [REDACTED]."""
+    """Secrets inside free text (commands, file content) replaced by [REDACTED]; linear time."""
+    text = _redact_key_blocks(text)
     for pattern in _SECRET_VALUES:
         if pattern.groups == 2:
-            text = pattern.sub(lambda m: f"{m.group(1)}{REDACTED}"
-                               if not m.group(1).startswith("-----") else REDACTED, text)
+            text = pattern.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
         else:
             text = pattern.sub(REDACTED, text)
     return text
+
+
+def _redact_key_blocks(text: str) -> str:
+    out: list[str] = []
+    position = 0
+    while (begin := _KEY_BEGIN.search(text, position)) is not None:
+        out += [text[position:begin.start()], REDACTED]
+        end = _KEY_END.search(text, begin.end())
+        if end is None:  # unterminated: all that follows may be key material
+            return "".join(out)
+        position = end.end()
+    return "".join(out) + text[position:]
+
+
+def head_only(value: Any) -> Any:
+    """`value` with every string longer than TEXT_LIMIT cut to its head, saying so.
+
+    The cut drops the partial word at the edge, so no secret is logged half-way
+    (too short for redaction to recognise it).
+    """
+    if isinstance(value, Mapping):
+        return {k: head_only(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [head_only(v) for v in value]
+    if not isinstance(value, str) or len(value) <= TEXT_LIMIT:
+        return value
+    end = TEXT_LIMIT
+    while end > 0 and not value[end - 1].isspace():
+        end -= 1
+    return f"{value[:end]}[... {len(value) - end} more characters not logged]"
 
 
 class AuditLog:
@@ -70,23 +116,23 @@ class AuditLog:
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock())),
             "session": self.session_id,
             "tool": call.name,
-            "arguments": redact(call.wire_arguments),
+            "arguments": redact(head_only(call.wire_arguments)),
             "risk": assessment.risk.name if assessment else None,
             "decision": "timeout" if decision.source is Source.TIMEOUT else (
                 "edited" if edited and decision.approved else decision.outcome.value),
             "source": decision.source.value,
             "rule": decision.rule or (assessment.rule if assessment else None),
-            "feedback": redact_text(decision.feedback) if decision.feedback else None,
+            "feedback": redact_text(head_only(decision.feedback)) if decision.feedback else None,
         }
-        line = json.dumps(entry, ensure_ascii=False) + "\n"
+        # A lone surrogate (from the model's JSON) is written as its JSON escape, not raised.
+        line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)  # rotation and append by one session at a time
                 if self.path.exists():
                     self._rotate_if_full(self.path.stat().st_size)
-                with open(self.path, "a", encoding="utf-8") as handle:
-                    handle.write(line)
+                _append_line(self.path, line)
         except OSError:
             pass  # the ledger is a record, not a gate: losing a line must not stop work
 
@@ -100,16 +146,56 @@ class AuditLog:
         os.replace(self.path, self.path.with_name(f"{self.path.name}.1"))
 
 
-def read_tail(path: Path, count: int) -> list[dict[str, Any]]:
-    """The last `count` entries (skipping lines that do not parse)."""
+def _append_line(path: Path, line: bytes) -> None:
+    """One write of a whole line; a torn last line (no newline) is closed off first."""
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            line = b"\n" + line
+        written = os.write(fd, line)
+        while written < len(line):  # only on a nearly full disk; the reader copes
+            written += os.write(fd, line[written:])
+    finally:
+        os.close(fd)
+
+
+def read_tail(path: Path, count: int) -> list[dict[str, Any]]:
+    """The last `count` entries; torn or foreign lines are skipped, never fatal."""
+    try:
+        data = path.read_bytes()
     except FileNotFoundError:
         return []
-    entries = []
-    for line in lines[-count:] if count > 0 else lines:
-        try:
-            entries.append(json.loads(line))
-        except json.JSONDecodeError:
+    except OSError as exc:
+        raise AuditError(f"cannot read the audit log {path}: {exc.strerror or exc}") from None
+    # Split on newlines only: U+2028 and friends may sit raw inside a JSON string.
+    entries = [e for line in data.decode("utf-8", "replace").split("\n")
+               if (e := _entry(line)) is not None]
+    return entries[-count:] if count > 0 else entries
+
+
+def _entry(line: str) -> dict[str, Any] | None:
+    """One ledger line; a torn line glued to a whole one (written before lines were
+    closed off) gives the whole one."""
+    for start in (0, line.rfind('{"time": ')):
+        if start < 0 or not line[start:].strip():
             continue
-    return entries
+        try:
+            value = json.loads(line[start:])
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, dict):
+            entry: dict[str, Any] = _printable(value)
+            return entry
+    return None
+
+
+def _printable(value: Any) -> Any:
+    """Lone surrogates (kept as JSON escapes in the file) become U+FFFD for display."""
+    if isinstance(value, dict):
+        return {k: _printable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_printable(v) for v in value]
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return value

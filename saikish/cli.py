@@ -7,11 +7,14 @@ fast; everything else is imported when a command needs it.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from saikish import __version__
+from saikish.signals import Terminated, signals_end_the_run
 
 if TYPE_CHECKING:
     from saikish.agent import Agent, RunResult
@@ -58,20 +61,29 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,
     from saikish.errors import SaikishError  # tiny module: no third-party imports
 
     try:
-        if argv and argv[0] in SUBCOMMANDS:
-            from saikish.subcommands import run_subcommand
+        with signals_end_the_run():
+            if argv and argv[0] in SUBCOMMANDS:
+                from saikish.subcommands import run_subcommand
 
-            return run_subcommand(argv[0], argv[1:], io)
-        args = parse_args(build_parser(), argv, io)
-        if isinstance(args, int):
-            return args
-        return run(args, io)
+                return run_subcommand(argv[0], argv[1:], io)
+            args = parse_args(build_parser(), argv, io)
+            if isinstance(args, int):
+                return args
+            return run(args, io)
     except SaikishError as exc:
-        print(f"saikish: {exc}", file=io.stderr)
+        _say(io, str(exc))
         return exc.exit_code
     except KeyboardInterrupt:
-        print("saikish: interrupted", file=io.stderr)
+        _say(io, "interrupted")
         return EXIT_INTERRUPTED
+    except Terminated as exc:
+        _say(io, f"ended by {signal.Signals(exc.signum).name}")
+        return 128 + exc.signum
+
+
+def _say(io: Streams, text: str) -> None:
+    with contextlib.suppress(OSError, ValueError):  # the terminal may be gone (SIGHUP)
+        print(f"saikish: {text}", file=io.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -227,9 +239,11 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
 
 
 def exit_code(result: RunResult) -> int:
-    """SPEC 8: 0 finished, 1 failure, 3 stopped by a hard rejection or timeout."""
+    """SPEC 8: 0 finished, 1 failure, 3 stopped by a hard rejection or timeout, 130 Ctrl-C."""
     from saikish.agent import ERROR, FINISHED, MAX_ITERATIONS, STOPPED
 
+    if result.interrupted:
+        return EXIT_INTERRUPTED
     return {FINISHED: EXIT_OK, STOPPED: EXIT_STOPPED, ERROR: EXIT_FAILURE,
             MAX_ITERATIONS: EXIT_FAILURE}[result.exit_reason]
 

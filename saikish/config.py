@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -31,6 +32,7 @@ class LLMConfig:
     api_key: str | None = None
     base_url: str | None = None
     max_iterations: int = 50
+    timeout: float = 60.0  # seconds of silence before a stream is abandoned (SPEC 2)
 
 
 @dataclass(frozen=True)
@@ -191,6 +193,8 @@ class _Reader:
 
     def positive(self, node: Node, key: str, kind: type, minimum: float = 0) -> Any:
         value = self.scalar(node, key, kind, f"a number >= {minimum}")
+        if not math.isfinite(value):  # .inf or .nan would never time out
+            raise self.fail(node, key, f"must be a finite number, not {value}")
         if value < minimum:
             raise self.fail(node, key, f"must be >= {minimum}, not {value}")
         return value
@@ -219,7 +223,7 @@ class _Reader:
 
     def llm(self, node: Node) -> LLMConfig:
         fields = {"provider": "provider", "model": "model", "apiKey": "api_key",
-                  "baseURL": "base_url", "maxIterations": "max_iterations"}
+                  "baseURL": "base_url", "maxIterations": "max_iterations", "timeout": "timeout"}
         out: dict[str, Any] = {}
         for name, value in self.mapping(node, "llm", fields).items():
             key = f"llm.{name}"
@@ -227,6 +231,8 @@ class _Reader:
                 out["provider"] = self.choice(value, key, PROVIDERS)
             elif name == "maxIterations":
                 out["max_iterations"] = self.positive(value, key, int, 1)
+            elif name == "timeout":
+                out["timeout"] = self.positive(value, key, float, 0.001)
             else:
                 out[fields[name]] = self.scalar(value, key, str, "a string")
         return LLMConfig(**out)

@@ -101,6 +101,7 @@ class BatchOutcome:
     records: list[CallRecord] = field(default_factory=list)
     stopped: bool = False
     stop_reason: str = ""
+    interrupted: bool = False  # Ctrl-C during a call: a one-shot run exits 130
 
 
 class Executor:
@@ -111,6 +112,7 @@ class Executor:
         self.session, self.tools, self.approver = session, tools, approver
         self.reporter = reporter or SilentReporter()
         self.run_context = run_context or RunContext(session.workspace)
+        self._seen: dict[str, str | None] = {}  # call id -> Tool.state when it was decided
 
     def run_batch(self, calls: Sequence[ToolCall]) -> BatchOutcome:
         """Decide and run every call; after a hard rejection the rest only get results."""
@@ -130,6 +132,7 @@ class Executor:
             except KeyboardInterrupt:  # Ctrl-C killed the command: stop, but answer every id
                 result = ToolResult(call.id, final_call.name, INTERRUPTED, True)
                 decision = Decision.reject_hard(Source.USER, "interrupted by the person")
+                outcome.interrupted = True
             self._finish(outcome, call, decision, result, final_call)
             if decision.outcome is Outcome.REJECTED_HARD:
                 outcome.stopped = True
@@ -142,6 +145,7 @@ class Executor:
         current = call
         while True:
             assessment = decide(current, self.session.context(self.tools))
+            self._seen[current.id] = self._state(current)  # before the box shows it
             decision = self._verdict(current, assessment, index, batch)
             if decision.edited_call is None:
                 break
@@ -193,8 +197,9 @@ class Executor:
     def _result(self, call: ToolCall, decision: Decision,
                 original: ToolCall) -> ToolResult | None:
         """The call's result; None when the sandbox failed to start it (nothing ran)."""
+        seen = self._seen.pop(call.id, None)
         if decision.outcome is Outcome.APPROVED:
-            result = self._run(call, decision)
+            result = self._run(call, decision, seen)
             if result is None:
                 return None
             if call != original:
@@ -205,10 +210,20 @@ class Executor:
             return ToolResult(original.id, call.name, result.content, result.is_error)
         return ToolResult(original.id, call.name, rejection_message(call, decision), True)
 
-    def _run(self, call: ToolCall, decision: Decision) -> ToolResult | None:
+    def _state(self, call: ToolCall) -> str | None:
+        tool = self.tools.get(call.name)
+        if tool is None or tool.state is None or call.raw_arguments is not None:
+            return None
+        try:
+            return tool.state(call.arguments, self.session.workspace)
+        except Exception:  # no state, no check: the call is still decided as usual
+            return None
+
+    def _run(self, call: ToolCall, decision: Decision,
+             seen: str | None = None) -> ToolResult | None:
         tool = self.tools[call.name]
         sandbox = self.session.sandbox.sandbox if runs_inside(call, decision) else None
-        context = replace(self.run_context, sandbox=sandbox) if sandbox else self.run_context
+        context = replace(self.run_context, sandbox=sandbox, expected_state=seen)
         try:
             output = tool.run(call.arguments, context)
         except Exception as exc:  # a tool's own bug must not end the session

@@ -110,7 +110,8 @@ def test_wire_fixtures(api: str, name: str, split: str) -> None:
 
 def test_openai_follow_up_answers_every_call_id() -> None:
     body, spec = load("openai", "openai_tool_parallel")
-    with serve(Reply(body), Reply(b'data: {"choices":[{"delta":{"content":"ok"}}]}\n\n')) as s:
+    done = b'data: {"choices":[{"delta":{"content":"ok"}}]}\n\ndata: [DONE]\n\n'
+    with serve(Reply(body), Reply(done)) as s:
         model = openai_model(s.url)
         turn, _ = complete(model)
         results = tuple(ToolResult(c.id, c.name, f"result of {c.name}", True)

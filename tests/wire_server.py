@@ -5,6 +5,8 @@ from __future__ import annotations
 import http.server
 import json
 import random
+import socket
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -47,8 +49,13 @@ class Reply:
     headers: dict[str, str] = field(
         default_factory=lambda: {"content-type": "text/event-stream; charset=utf-8"})
     split: Splitter = whole
-    # Seconds to wait after each piece (a server that stalls mid-answer).
+    # Seconds to wait after each piece (a slow server).
     delay: float = 0.0
+    # How the answer ends: "close" (a clean end of the body), "reset" (TCP RST) or
+    # "stall" (the connection stays open and silent until the server shuts down).
+    end: str = "close"
+    # Stall before sending anything at all (not even the status line).
+    stall_first: bool = False
 
 
 @dataclass
@@ -58,6 +65,8 @@ class WireServer:
     replies: list[Reply]
     requests: list[dict[str, Any]] = field(default_factory=list)
     port: int = 0
+    # Set when the server shuts down: stalled handlers wake up and hang up.
+    release: threading.Event = field(default_factory=threading.Event)
 
     @property
     def url(self) -> str:
@@ -75,6 +84,9 @@ def serve(*replies: Reply) -> Iterator[WireServer]:
             length = int(self.headers.get("content-length") or 0)
             state.requests.append(json.loads(self.rfile.read(length) or b"{}"))
             reply = state.replies.pop(0) if len(state.replies) > 1 else state.replies[0]
+            if reply.stall_first:
+                state.release.wait()
+                return
             self.send_response(reply.status)
             for name, value in reply.headers.items():
                 self.send_header(name, value)
@@ -86,16 +98,34 @@ def serve(*replies: Reply) -> Iterator[WireServer]:
                 except (BrokenPipeError, ConnectionResetError):
                     return  # the client hung up (e.g. Ctrl-C)
                 time.sleep(reply.delay)
+            if reply.end == "stall":
+                state.release.wait()
+            elif reply.end == "reset":  # linger 0: close() sends RST, not FIN
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                           struct.pack("ii", 1, 0))
+                resets.add(self.connection)
 
         def log_message(self, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    resets: set[socket.socket] = set()
+
+    class Server(http.server.ThreadingHTTPServer):
+        def shutdown_request(self, request: Any) -> None:
+            if request in resets:  # no shutdown(SHUT_WR): that would send a clean FIN first
+                self.close_request(request)
+                return
+            super().shutdown_request(request)
+
+    server = Server(("127.0.0.1", 0), Handler)
     state.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # A short poll interval: shutdown() waits for the loop to notice (0.5 s by default).
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01},
+                              daemon=True)
     thread.start()
     try:
         yield state
     finally:
+        state.release.set()
         server.shutdown()
         server.server_close()

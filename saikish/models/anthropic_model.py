@@ -7,16 +7,29 @@ with their signatures, as the API requires.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from saikish.config import Config, llm_value
 from saikish.errors import UsageError
-from saikish.models.anthropic_stream import AnthropicAssembler
+from saikish.models.anthropic_stream import AnthropicAssembler, consume, feed_whole
 from saikish.models.base import AssistantMessage, Message, TextSink, ToolResults, UserMessage
 from saikish.models.http_errors import HttpProblem, classify
-from saikish.models.remote import Remote, StreamFailure, connection_problem, no_key
+from saikish.models.remote import (
+    DEFAULT_TIMEOUT_S,
+    Remote,
+    StreamFailure,
+    client_timeout,
+    connection_problem,
+    no_key,
+    read_answer,
+    timeout_problem,
+    transport_problem,
+    truncated_problem,
+)
+from saikish.models.sse import BadStream, events
 from saikish.tools.base import Tool
 from saikish.types import Turn, Usage
 
@@ -27,12 +40,14 @@ ANTHROPIC_DEFAULT = "https://api.anthropic.com"
 class AnthropicModel:
     """A Claude model behind the Messages API."""
 
-    def __init__(self, model: str, api_key: str, base_url: str | None) -> None:
+    def __init__(self, model: str, api_key: str, base_url: str | None,
+                 timeout: float = DEFAULT_TIMEOUT_S) -> None:
         self.name = f"anthropic:{model}"
         self.model, self.api_key = model, api_key
         self.base_url = (base_url or ANTHROPIC_DEFAULT).rstrip("/")
         self.remote = Remote("anthropic", model, self.base_url,
-                             key_hint="Set ANTHROPIC_API_KEY (or llm.apiKey) to a valid key.")
+                             key_hint="Set ANTHROPIC_API_KEY (or llm.apiKey) to a valid key.",
+                             timeout=timeout)
         self._client: Any = None
 
     @property
@@ -42,7 +57,8 @@ class AnthropicModel:
             import anthropic
 
             self._client = anthropic.Anthropic(api_key=self.api_key, base_url=self.base_url,
-                                               max_retries=0)
+                                               max_retries=0,
+                                               timeout=client_timeout(self.remote.timeout))
         return self._client
 
     @classmethod
@@ -53,7 +69,7 @@ class AnthropicModel:
             raise UsageError(no_key("ANTHROPIC_API_KEY", "anthropic"))
         base_url = llm_value(config, "anthropic", "base_url") or \
             os.environ.get("ANTHROPIC_BASE_URL")
-        return cls(model, key, base_url)
+        return cls(model, key, base_url, config.llm.timeout)
 
     def complete(self, system: str, messages: Sequence[Message], tools: Sequence[Tool],
                  on_text: TextSink) -> Turn:
@@ -69,41 +85,48 @@ class AnthropicModel:
 
     def _attempt(self, body: dict[str, Any], on_text: TextSink) -> Turn:
         import anthropic
+        import httpx2  # the SDK's HTTP library
+        from anthropic._streaming import SSEDecoder  # the SDK's own SSE framing
 
         assembler = AnthropicAssembler()
         try:
             stream = self.client.post("/v1/messages", body=body, cast_to=object, stream=True,
                                       stream_cls=anthropic.Stream[object])
-            for event in stream:
-                if isinstance(event, dict):
-                    piece = assembler.feed(event)
-                    if piece:
-                        on_text(piece)
+            with contextlib.closing(stream.response) as response:
+                read_answer(response, lambda chunks: consume(
+                    assembler, events(chunks, SSEDecoder()), on_text),
+                    lambda data: feed_whole(assembler, data, on_text))
         except anthropic.APIStatusError as exc:
-            if exc.status_code == 200:  # event: error inside the stream
-                raise StreamFailure(_stream_problem(exc.body), assembler.text) from None
             raise StreamFailure(classify(exc.status_code, dict(exc.response.headers),
                                          exc.response.text), assembler.text) from None
+        except anthropic.APITimeoutError:
+            raise StreamFailure(timeout_problem(self.remote.timeout), assembler.text) from None
         except anthropic.APIConnectionError as exc:
             raise StreamFailure(connection_problem(str(exc.__cause__ or exc)),
                                 assembler.text) from None
+        except BadStream as exc:
+            raise StreamFailure(exc.problem, assembler.text) from None
+        except httpx2.TransportError as exc:  # dropped, reset or silent while reading
+            raise StreamFailure(transport_problem(exc, self.remote.timeout),
+                                assembler.text) from None
+        if assembler.error is not None:  # event: error inside the stream
+            raise StreamFailure(_stream_problem(assembler.error), assembler.text)
+        if not assembler.ended:  # a cut connection looks like a short answer: never run it
+            raise StreamFailure(truncated_problem(len(assembler.tool_calls()[0])),
+                                assembler.text)
         return to_turn(assembler)
 
 
 def to_turn(assembler: AnthropicAssembler) -> Turn:
     """The Turn the loop acts on; thinking blocks ride along for the next request."""
     complete, incomplete = assembler.tool_calls()
-    usage = assembler.usage or {}
     return Turn(text=assembler.text, tool_calls=tuple(complete),
-                usage=Usage(int(usage.get("input_tokens") or 0),
-                            int(usage.get("output_tokens") or 0)),
+                usage=Usage(*assembler.usage_counts()),
                 stop=assembler.effective_stop(), incomplete_calls=tuple(incomplete),
                 provider_blocks=tuple(assembler.thinking()))
 
 
-def _stream_problem(body: Any) -> HttpProblem:
-    error = body.get("error") if isinstance(body, dict) else None
-    error = error if isinstance(error, dict) else {}
+def _stream_problem(error: Mapping[str, Any]) -> HttpProblem:
     kind = str(error.get("type") or "api_error")
     message = str(error.get("message") or "stream error")
     return HttpProblem("overloaded" if kind == "overloaded_error" else "server",

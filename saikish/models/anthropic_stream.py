@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from saikish.models.base import TextSink
+from saikish.models.http_errors import HttpProblem
+from saikish.models.sse import BadStream, Event, json_object
 from saikish.types import StopReason, ToolCall
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
@@ -23,51 +26,63 @@ class _Block:
 
 @dataclass
 class AnthropicAssembler:
-    """Feed raw event dicts in order; read the assembled answer at the end."""
+    """Feed raw event dicts in order; read the assembled answer at the end.
+
+    Any JSON object is accepted: fields of the wrong type are ignored, never raised on.
+    """
 
     stop_reason: str | None = None
     usage: dict[str, Any] | None = None
     error: Mapping[str, Any] | None = None
+    done: bool = False  # message_stop arrived
     _blocks: dict[int, _Block] = field(default_factory=dict)
 
     def feed(self, event: Mapping[str, Any]) -> str:
         """Take one event; returns the answer text it adds."""
         kind = event.get("type")
         if kind == "message_start":
-            self._usage((event.get("message") or {}).get("usage"))
+            self._usage(_map(event.get("message")).get("usage"))
         elif kind == "content_block_start":
-            block = dict(event.get("content_block") or {})
-            self._blocks[int(event.get("index", len(self._blocks)))] = _Block(
-                str(block.get("type")), block)
-            if block.get("type") == "text" and block.get("text"):
-                return str(block["text"])
+            return self._start(_index(event.get("index"), len(self._blocks)),
+                               dict(_map(event.get("content_block"))))
         elif kind == "content_block_delta":
-            return self._delta(int(event.get("index", 0)), event.get("delta") or {})
+            return self._delta(_index(event.get("index"), 0), _map(event.get("delta")))
         elif kind == "content_block_stop":
-            stopped = self._blocks.get(int(event.get("index", 0)))
+            stopped = self._blocks.get(_index(event.get("index"), 0))
             if stopped is not None:
                 stopped.closed = True
         elif kind == "message_delta":
-            reason = (event.get("delta") or {}).get("stop_reason")
-            self.stop_reason = reason or self.stop_reason
+            reason = _map(event.get("delta")).get("stop_reason")
+            self.stop_reason = reason if isinstance(reason, str) and reason else self.stop_reason
             self._usage(event.get("usage"))
+        elif kind == "message_stop":
+            self.done = True
         elif kind == "error":
-            self.error = event.get("error") or {"type": "error", "message": "stream error"}
+            error = event.get("error")
+            self.error = error if isinstance(error, Mapping) else {
+                "type": "error", "message": str(error or "stream error")}
         return ""  # ping and unknown events are ignored
+
+    def _start(self, index: int, block: dict[str, Any]) -> str:
+        kind = block.get("type")
+        if kind == "text" and not isinstance(block.get("text"), str):
+            block["text"] = ""
+        self._blocks[index] = _Block(kind if isinstance(kind, str) else "unknown", block)
+        return str(block["text"]) if kind == "text" else ""
 
     def _delta(self, index: int, delta: Mapping[str, Any]) -> str:
         block = self._blocks.setdefault(index, _Block("text", {"type": "text", "text": ""}))
         kind = delta.get("type")
         if kind == "text_delta":
-            text = str(delta.get("text", ""))
-            block.data["text"] = block.data.get("text", "") + text
-            return text
-        if kind == "input_json_delta":
-            block.partial_json += str(delta.get("partial_json", ""))
-        elif kind == "thinking_delta":
-            block.data["thinking"] = block.data.get("thinking", "") + str(delta.get("thinking"))
-        elif kind == "signature_delta":
-            block.data["signature"] = block.data.get("signature", "") + str(delta.get("signature"))
+            text = _text(delta.get("text"))
+            if block.type == "text":
+                _append(block.data, "text", text)
+                return text
+        elif kind == "input_json_delta":
+            block.partial_json += _text(delta.get("partial_json"))
+        elif kind in ("thinking_delta", "signature_delta"):
+            key = kind.removesuffix("_delta")
+            _append(block.data, key, _text(delta.get(key)))
         return ""
 
     def _usage(self, usage: Any) -> None:
@@ -113,12 +128,80 @@ class AnthropicAssembler:
             return StopReason.MAX_TOKENS
         return StopReason.TOOL_USE if complete else StopReason.END_TURN
 
+    @property
+    def ended(self) -> bool:
+        """True when the answer is known to be whole: message_stop or a stop reason."""
+        return self.done or self.stop_reason is not None or self.error is not None
+
+    def usage_counts(self) -> tuple[int, int]:
+        """(input, output) tokens."""
+        usage = self.usage or {}
+        return int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
+
+
+def consume(assembler: AnthropicAssembler, stream: Iterable[Event], on_text: TextSink) -> None:
+    """Feed every event of `stream`, streaming text to `on_text`, up to message_stop or an error."""
+    for event in stream:
+        data = json_object(event.data)
+        if data is None:
+            continue  # keep-alive noise, or JSON that is not an object
+        if event.name == "error" and data.get("type") != "error":
+            data = {"type": "error", "error": data.get("error", data)}
+        piece = assembler.feed(data)
+        if piece:
+            on_text(piece)
+        if assembler.done or assembler.error is not None:
+            return
+
+
+def feed_whole(assembler: AnthropicAssembler, data: Any, on_text: TextSink) -> None:
+    """A non-streamed Message (a server that ignored stream: true), as the events it stands for."""
+    if not isinstance(data, Mapping) or data.get("type") not in ("message", "error"):
+        raise BadStream(HttpProblem("bad_stream", False,
+                                    "the server answered with JSON that is not a message"))
+    if data.get("type") == "error":
+        assembler.feed(data)
+        return
+    assembler.feed({"type": "message_start", "message": {"usage": data.get("usage")}})
+    content = data.get("content")
+    for index, block in enumerate(content if isinstance(content, list) else []):
+        block = dict(_map(block))
+        arguments = block.pop("input", None) if block.get("type") == "tool_use" else None
+        text = assembler.feed({"type": "content_block_start", "index": index,
+                               "content_block": block})
+        if text:
+            on_text(text)
+        if arguments is not None:
+            assembler.feed({"type": "content_block_delta", "index": index, "delta": {
+                "type": "input_json_delta", "partial_json": json.dumps(arguments)}})
+        assembler.feed({"type": "content_block_stop", "index": index})
+    assembler.feed({"type": "message_delta", "delta": {"stop_reason": data.get("stop_reason")},
+                    "usage": data.get("usage")})
+    assembler.feed({"type": "message_stop"})
+
 
 def _parse(text: str) -> dict[str, Any] | None:
     if not text.strip():
         return {}  # the only partial_json was "": no arguments
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
+
+
+def _map(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _index(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _append(data: dict[str, Any], key: str, piece: str) -> None:
+    old = data.get(key)
+    data[key] = (old if isinstance(old, str) else "") + piece

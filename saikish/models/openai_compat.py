@@ -7,6 +7,7 @@ quirks. The SDK is imported only when this provider is used.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Sequence
@@ -16,8 +17,20 @@ from saikish.config import Config, llm_value
 from saikish.errors import UsageError
 from saikish.models.base import AssistantMessage, Message, TextSink, ToolResults, UserMessage
 from saikish.models.http_errors import HttpProblem, classify
-from saikish.models.openai_stream import OpenAIAssembler
-from saikish.models.remote import Remote, StreamFailure, connection_problem, no_key
+from saikish.models.openai_stream import OpenAIAssembler, consume, feed_whole
+from saikish.models.remote import (
+    DEFAULT_TIMEOUT_S,
+    Remote,
+    StreamFailure,
+    client_timeout,
+    connection_problem,
+    no_key,
+    read_answer,
+    timeout_problem,
+    transport_problem,
+    truncated_problem,
+)
+from saikish.models.sse import BadStream, events
 from saikish.tools.base import Tool
 from saikish.types import Turn, Usage
 
@@ -28,13 +41,15 @@ OPENAI_DEFAULT = "https://api.openai.com/v1"
 class OpenAICompatModel:
     """A model behind an OpenAI-compatible /chat/completions endpoint."""
 
-    def __init__(self, provider: str, model: str, api_key: str, base_url: str | None) -> None:
+    def __init__(self, provider: str, model: str, api_key: str, base_url: str | None,
+                 timeout: float = DEFAULT_TIMEOUT_S) -> None:
         self.name = f"{provider}:{model}"
         self.model, self.api_key = model, api_key
         self.base_url = (base_url or OPENAI_DEFAULT).rstrip("/")
         self.remote = Remote(provider, model, self.base_url,
                              key_hint="Set OPENAI_API_KEY (or llm.apiKey) to a valid key."
-                             if provider == "openai" else "", pull_hint=provider == "ollama")
+                             if provider == "openai" else "", pull_hint=provider == "ollama",
+                             timeout=timeout)
         self._client: Any = None
 
     @property
@@ -44,19 +59,21 @@ class OpenAICompatModel:
             import openai
 
             self._client = openai.OpenAI(api_key=self.api_key, base_url=self.base_url,
-                                         max_retries=0)
+                                         max_retries=0,
+                                         timeout=client_timeout(self.remote.timeout))
         return self._client
 
     @classmethod
     def create(cls, provider: str, model: str, config: Config) -> OpenAICompatModel:
         """From -m / agent.yml: keys and URLs from the config, then the environment."""
         base_url = llm_value(config, provider, "base_url")
+        timeout = config.llm.timeout
         if provider == "ollama":  # no key needed: an unset $VAR in apiKey is not an error
-            return cls(provider, model, "ollama", base_url or ollama_url())
+            return cls(provider, model, "ollama", base_url or ollama_url(), timeout)
         key = llm_value(config, provider, "api_key") or os.environ.get("OPENAI_API_KEY")
         if not key:
             raise UsageError(no_key("OPENAI_API_KEY", "openai"))
-        return cls(provider, model, key, base_url or os.environ.get("OPENAI_BASE_URL"))
+        return cls(provider, model, key, base_url or os.environ.get("OPENAI_BASE_URL"), timeout)
 
     def complete(self, system: str, messages: Sequence[Message], tools: Sequence[Tool],
                  on_text: TextSink) -> Turn:
@@ -72,38 +89,44 @@ class OpenAICompatModel:
         return self.remote.run(lambda sink: self._attempt(body, sink), on_text)
 
     def _attempt(self, body: dict[str, Any], on_text: TextSink) -> Turn:
+        import httpx2  # the SDK's HTTP library
         import openai
+        from openai._streaming import SSEDecoder  # the SDK's own SSE framing
 
         assembler = OpenAIAssembler()
         try:
             stream = self.client.post("/chat/completions", body=body, cast_to=object,
                                       stream=True, stream_cls=openai.Stream[object])
-            for chunk in stream:
-                if isinstance(chunk, dict):
-                    piece = assembler.feed(chunk)
-                    if piece:
-                        on_text(piece)
+            with contextlib.closing(stream.response) as response:
+                read_answer(response, lambda chunks: consume(
+                    assembler, events(chunks, SSEDecoder()), on_text),
+                    lambda data: feed_whole(assembler, data, on_text))
         except openai.APIStatusError as exc:
             raise StreamFailure(classify(exc.status_code, dict(exc.response.headers),
                                          exc.response.text), assembler.text) from None
+        except openai.APITimeoutError:
+            raise StreamFailure(timeout_problem(self.remote.timeout), assembler.text) from None
         except openai.APIConnectionError as exc:
             raise StreamFailure(connection_problem(str(exc.__cause__ or exc)),
                                 assembler.text) from None
-        except openai.APIError as exc:  # {"error": ...} inside a 200 stream
-            raise StreamFailure(_stream_problem(exc.body, exc.message), assembler.text) from None
+        except BadStream as exc:
+            raise StreamFailure(exc.problem, assembler.text) from None
+        except httpx2.TransportError as exc:  # dropped, reset or silent while reading
+            raise StreamFailure(transport_problem(exc, self.remote.timeout),
+                                assembler.text) from None
         if assembler.error is not None:  # old vLLM: {"object": "error", ...}
             raise StreamFailure(_stream_problem(assembler.error, "stream error"), assembler.text)
+        if not assembler.ended:  # a cut connection looks like a short answer: never run it
+            raise StreamFailure(truncated_problem(len(assembler.tool_calls()[0])),
+                                assembler.text)
         return to_turn(assembler)
 
 
 def to_turn(assembler: OpenAIAssembler) -> Turn:
     """The Turn the loop acts on."""
     complete, incomplete = assembler.tool_calls()
-    usage = assembler.usage or {}
     text = assembler.text or (assembler.refusal or "")
-    return Turn(text=text, tool_calls=tuple(complete),
-                usage=Usage(int(usage.get("prompt_tokens") or 0),
-                            int(usage.get("completion_tokens") or 0)),
+    return Turn(text=text, tool_calls=tuple(complete), usage=Usage(*assembler.usage_counts()),
                 stop=assembler.effective_stop(), incomplete_calls=tuple(incomplete),
                 reasoning=assembler.reasoning)
 

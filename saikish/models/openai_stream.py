@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from saikish.models.base import TextSink
+from saikish.models.http_errors import HttpProblem
+from saikish.models.sse import BadStream, Event, json_object
 from saikish.types import StopReason, ToolCall
 
 
@@ -28,7 +31,10 @@ class _Call:
 
 @dataclass
 class OpenAIAssembler:
-    """Feed raw chunk dicts in order; read the assembled answer at the end."""
+    """Feed raw chunk dicts in order; read the assembled answer at the end.
+
+    Any JSON object is accepted: fields of the wrong type are ignored, never raised on.
+    """
 
     text: str = ""
     reasoning: str | None = None
@@ -36,27 +42,30 @@ class OpenAIAssembler:
     finish_reason: str | None = None
     usage: Mapping[str, Any] | None = None
     error: Mapping[str, Any] | None = None
+    done: bool = False  # the stream's end marker ([DONE]) arrived
     _calls: list[_Call] = field(default_factory=list)
     _by_index: dict[int, _Call] = field(default_factory=dict)
 
     def feed(self, chunk: Mapping[str, Any]) -> str:
         """Take one chunk; returns the answer text it adds (for streaming to the screen)."""
-        if chunk.get("object") == "error" or "error" in chunk:  # old vLLM / in-stream errors
-            self.error = chunk.get("error") if isinstance(chunk.get("error"), Mapping) else chunk
+        if chunk.get("object") == "error" or chunk.get("error"):  # old vLLM / in-stream errors
+            error = chunk.get("error")
+            self.error = error if isinstance(error, Mapping) else chunk
             return ""
         if isinstance(chunk.get("usage"), Mapping):
             self.usage = chunk["usage"]
         added = []
         # With n=1 every choice is ours, whatever index a server gives it (TGI).
-        for choice in chunk.get("choices") or []:
-            added.append(self._choice(choice))
+        for choice in _list(chunk.get("choices")):
+            if isinstance(choice, Mapping):
+                added.append(self._choice(choice))
         return "".join(added)
 
     def _choice(self, choice: Mapping[str, Any]) -> str:
         reason = choice.get("finish_reason")
-        if reason:  # sglang sends "" on every chunk: only a real value counts
+        if reason and isinstance(reason, str):  # sglang sends "" on every chunk
             self.finish_reason = reason
-        delta = choice.get("delta") or choice.get("message") or {}
+        delta = _map(choice.get("delta")) or _map(choice.get("message"))
         for key in ("reasoning_content", "reasoning"):
             if isinstance(delta.get(key), str) and delta[key]:
                 self.reasoning = (self.reasoning or "") + delta[key]
@@ -65,8 +74,9 @@ class OpenAIAssembler:
         calls = delta.get("tool_calls")
         if isinstance(calls, Mapping):  # TGI 2.x sends one object, not a list
             calls = [calls]
-        for fragment in calls or []:
-            self._merge(fragment)
+        for fragment in _list(calls):
+            if isinstance(fragment, Mapping):
+                self._merge(fragment)
         content = delta.get("content")
         if isinstance(content, str) and content:
             self.text += content
@@ -75,7 +85,8 @@ class OpenAIAssembler:
 
     def _merge(self, fragment: Mapping[str, Any]) -> None:
         index = fragment.get("index")
-        fid = fragment.get("id") or ""
+        index = index if isinstance(index, int) and not isinstance(index, bool) else None
+        fid = fragment.get("id") if isinstance(fragment.get("id"), str) else ""
         call = self._by_index.get(index) if isinstance(index, int) else (
             self._calls[-1] if self._calls else None)
         if call is None or (fid and call.id and fid != call.id):
@@ -87,9 +98,10 @@ class OpenAIAssembler:
                 self._by_index[index] = call
         if fid and not call.id:
             call.id = fid
-        function = fragment.get("function") or {}
+        function = _map(fragment.get("function"))
         name = function.get("name")
-        if name and not call.name:  # later fragments may repeat the name, or send null
+        # Later fragments may repeat the name, or send null.
+        if name and isinstance(name, str) and not call.name:
             call.name = name
         arguments = function.get("arguments")
         if isinstance(arguments, Mapping):
@@ -105,7 +117,7 @@ class OpenAIAssembler:
         complete, incomplete = [], []
         for call in sorted(self._calls, key=lambda c: c.order):
             call_id = call.id or f"call_{uuid.uuid4().hex[:16]}"
-            if call.object_arguments is not None:
+            if call.object_arguments is not None and call.name:
                 complete.append(ToolCall(call_id, call.name, dict(call.object_arguments),
                                          extra=call.extra))
                 continue
@@ -127,11 +139,70 @@ class OpenAIAssembler:
         return StopReason.TOOL_USE if complete else StopReason.END_TURN
 
 
+    @property
+    def ended(self) -> bool:
+        """True when the answer is known to be whole: an end marker or a finish reason."""
+        return self.done or self.finish_reason is not None or self.error is not None
+
+    def usage_counts(self) -> tuple[int, int]:
+        """(prompt, completion) tokens; whatever a server put there, never raises."""
+        usage = self.usage or {}
+        return _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+
+
+def consume(assembler: OpenAIAssembler, stream: Iterable[Event], on_text: TextSink) -> None:
+    """Feed every chunk of `stream`, streaming text to `on_text`, up to [DONE] or an error."""
+    for event in stream:
+        if event.data.strip().startswith("[DONE]"):
+            assembler.done = True
+            return
+        chunk = json_object(event.data)
+        if chunk is None:
+            continue  # keep-alive noise, or JSON that is not an object
+        piece = assembler.feed(chunk)
+        if piece:
+            on_text(piece)
+        if assembler.error is not None:
+            return
+
+
+def feed_whole(assembler: OpenAIAssembler, data: Any, on_text: TextSink) -> None:
+    """A non-streamed chat completion (a server that ignored stream: true)."""
+    if not isinstance(data, Mapping) or not (isinstance(data.get("choices"), list)
+                                             or data.get("error")):
+        raise BadStream(HttpProblem("bad_stream", False,
+                                    "the server answered with JSON that is not a completion"))
+    choices = []
+    for choice in _list(data.get("choices")):
+        if not isinstance(choice, Mapping):
+            continue
+        message = _map(choice.get("message"))
+        calls = [{**call, "index": i} for i, call in enumerate(_list(message.get("tool_calls")))
+                 if isinstance(call, Mapping)]  # whole calls: no index, one entry each
+        choices.append({**choice, "message": {**message, "tool_calls": calls}})
+    text = assembler.feed({**data, "choices": choices})
+    if text:
+        on_text(text)
+    assembler.done = True
+
+
 def _parse_arguments(text: str) -> dict[str, Any] | None:
     if not text.strip():
         return {}
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
+
+
+def _map(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ class RunContext:
     cancel: threading.Event = field(default_factory=threading.Event)
     # Set by the executor for the calls that must run inside the sandbox (SPEC 4.9).
     sandbox: Sandbox | None = None
+    # What Tool.state said when the call was decided: the tool refuses if it changed.
+    expected_state: str | None = None
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,9 @@ class Tool:
     run: Callable[[Mapping[str, Any], RunContext], ToolOutput]
     # The risk of one call; bash's is worked out per command by the policy instead.
     risk: Callable[[Mapping[str, Any], str], Risk] = lambda args, workspace: Risk.UNKNOWN
+    # What the call's target holds now (e.g. a file's hash), noted before the person is
+    # asked, so the tool can refuse to act on something other than what was shown.
+    state: Callable[[Mapping[str, Any], str], str | None] | None = None
 
     def wire_spec(self) -> dict[str, Any]:
         """The tool as the model sees it (JSON schema function spec)."""
@@ -87,5 +93,7 @@ def _check_type(value: Any, expected: str | list[str] | None) -> str | None:
             return None
         if kinds and isinstance(value, kinds) and not (
                 isinstance(value, bool) and name in ("integer", "number")):
+            if isinstance(value, float) and not math.isfinite(value):  # NaN, Infinity
+                return f"must be a finite {name}, not {value}"
             return None
     return f"must be {' or '.join(names)}, not {type(value).__name__}"

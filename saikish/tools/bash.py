@@ -1,17 +1,20 @@
-"""The bash tool: one command in its own process group, with a timeout (SPEC 3)."""
+"""The bash tool: one command in its own session, with a timeout; nothing outlives it (SPEC 3)."""
 
 from __future__ import annotations
 
+import codecs
+import math
 import os
-import signal
 import subprocess
 import threading
 import time
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
 from saikish.tools.base import RunContext, Tool, ToolOutput
 from saikish.tools.output import BoundedText
+from saikish.tools.reaper import MARKER_VARIABLE, end_all
 
 SCHEMA = {
     "type": "object",
@@ -25,63 +28,92 @@ SCHEMA = {
 
 
 def run_bash(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
-    """Run `args['command']` with bash in the workspace; kill its whole group when done."""
-    timeout = float(args.get("timeout") or ctx.bash_timeout)
-    argv = ["bash", "-c", str(args["command"])]
-    if ctx.sandbox is not None:
-        argv = ctx.sandbox.wrap(argv)
-    proc = subprocess.Popen(
-        argv, cwd=ctx.workspace, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-    output = BoundedText(ctx.output_limit)
-    reader = threading.Thread(target=_drain, args=(proc, output), daemon=True)
-    reader.start()
+    """Run `args['command']` with bash in the workspace; end every process it started."""
+    timeout = call_timeout(args.get("timeout"), ctx.bash_timeout)
+    if timeout is None:
+        return ToolOutput("argument 'timeout' must be a finite number of seconds", True)
+    marker = uuid.uuid4().hex
     try:
+        proc = spawn(str(args["command"]), ctx, marker)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL or lone surrogate in the command
+        return ToolOutput(f"cannot start bash: {getattr(exc, 'strerror', None) or exc}", True)
+    output = BoundedText(ctx.output_limit)
+    try:
+        reader = threading.Thread(target=_drain, args=(proc, output), daemon=True)
+        reader.start()
         ending = _wait(proc, timeout, ctx)
-    except KeyboardInterrupt:
-        _kill_group(proc)
-        raise
+    finally:  # done, timed out, Ctrl-C or SIGTERM: the call's processes end with it
+        proc.poll()  # reap bash if it is done, so only live processes are waited for
+        end_all(proc.pid, marker)
+        proc.wait()
     reader.join(timeout=2)
     text = output.render().rstrip("\n")
     if ending:
+        if timeout < _requested(args):
+            ending += f" (tools.bashTimeout caps the {_requested(args):g}s asked for)"
         return ToolOutput(f"{text}\n[{ending}]".lstrip("\n"), is_error=True)
     code = proc.returncode
     return ToolOutput(f"{text}\n[exit code {code}]".lstrip("\n"), is_error=code != 0)
 
 
+def spawn(command: str, ctx: RunContext, marker: str) -> subprocess.Popen[bytes]:
+    """The one place a bash call starts (argv, environment, session): hooks go here.
+
+    Its own session, so a terminal's signals reach saikish, not the command; the
+    marker variable is inherited by every descendant, even one that calls setsid,
+    so they can be found and ended with the call.
+    """
+    env = {**os.environ, MARKER_VARIABLE: marker}
+    argv = ["bash", "-c", command]
+    if ctx.sandbox is not None:  # docs/SPEC.md §4.9: a call nobody looked at
+        argv = ctx.sandbox.wrap(argv)
+    return subprocess.Popen(
+        argv, cwd=ctx.workspace, env=env, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def call_timeout(requested: Any, cap: float) -> float | None:
+    """Seconds the call may run: what the model asked for, never more than `cap`.
+
+    None for a value that is not a finite number (NaN or infinity would never end).
+    """
+    if requested is None or requested == 0:
+        return cap
+    if isinstance(requested, bool) or not isinstance(requested, (int, float)) \
+            or not math.isfinite(requested):
+        return None
+    return min(float(requested), cap) if requested > 0 else cap
+
+
+def _requested(args: Mapping[str, Any]) -> float:
+    value = args.get("timeout")
+    return float(value) if isinstance(value, (int, float)) and value else 0.0
+
+
 def _drain(proc: subprocess.Popen[bytes], output: BoundedText) -> None:
     stream = proc.stdout
     assert stream is not None
+    # Incremental: a character split across two reads is decoded whole.
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     for chunk in iter(lambda: os.read(stream.fileno(), 65536), b""):
-        output.add(chunk.decode("utf-8", errors="replace"))
+        output.add(decoder.decode(chunk))
+    output.add(decoder.decode(b"", final=True))
+    stream.close()
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float, ctx: RunContext) -> str | None:
-    """None when the command ended by itself, else why it was killed."""
+    """None when the command ended by itself, else why it has to be killed."""
     deadline = time.monotonic() + timeout
     while True:
         try:
             proc.wait(timeout=0.05)
         except subprocess.TimeoutExpired:
             if ctx.cancel.is_set():
-                _kill_group(proc)
                 return "cancelled by the person"
             if time.monotonic() >= deadline:
-                _kill_group(proc)
                 return f"killed after the timeout of {timeout:g}s"
             continue
-        # The shell may have ended while children it left in the group still run.
-        _kill_group(proc, quiet=True)
         return None
-
-
-def _kill_group(proc: subprocess.Popen[bytes], quiet: bool = False) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGTERM if quiet else signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        return
-    if not quiet:
-        proc.wait()
 
 
 BASH_TOOL = Tool(

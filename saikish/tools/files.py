@@ -1,12 +1,16 @@
 """File tools: read_file, list_files, grep, write_file, edit_file (SPEC 3).
 
-Paths resolve against the workspace. Writes are atomic (temp file + rename),
-so a failed write never leaves a truncated file behind.
+Paths resolve against the workspace. Writes are atomic (temp file, fsync,
+rename), so a failed write never leaves a truncated file behind; and a write
+whose file changed on disk after the call was decided (while its approval box
+was up) is refused, so the person's approval is never stretched to content
+they did not see.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import os
 import re
 import tempfile
@@ -28,6 +32,30 @@ MAX_MATCHES = 500
 def resolve(path: str, ctx: RunContext) -> Path:
     """`path` against the workspace (absolute paths stay as they are)."""
     return Path(ctx.workspace, os.path.expanduser(path))
+
+
+def file_state(args: Mapping[str, Any], workspace: str) -> str | None:
+    """What the file a write targets holds now: 'absent', or its size and hash.
+
+    None when it cannot be read (no comparison is then possible).
+    """
+    path = Path(workspace, os.path.expanduser(str(args.get("path", ""))))
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return "absent"
+    except OSError:
+        return None
+    return f"{len(data)}:{hashlib.blake2b(data, digest_size=16).hexdigest()}"
+
+
+def _changed(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput | None:
+    """An error result when the file is no longer what it was when the call was decided."""
+    if ctx.expected_state is None or file_state(args, ctx.workspace) == ctx.expected_state:
+        return None
+    return ToolOutput(f"not written: {args['path']} changed on disk after this call was shown "
+                      f"for approval. Read it again, then make the change again (it will be "
+                      f"asked about again).", True)
 
 
 def _schema(required: list[str], **props: tuple[str, str]) -> dict[str, Any]:
@@ -123,11 +151,15 @@ def _walk(root: Path) -> Iterator[Path]:
 def write_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     """Create or overwrite a file with `content`."""
     path = resolve(str(args["path"]), ctx)
-    existed = path.exists()
+    changed = _changed(args, ctx)
+    if changed:
+        return changed
     try:
+        existed = path.exists()
         atomic_write(path, str(args["content"]))
-    except OSError as exc:
-        return ToolOutput(f"cannot write {args['path']}: {exc.strerror or exc}", True)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path, a lone surrogate
+        return ToolOutput(f"cannot write {args['path']}: {getattr(exc, 'strerror', None) or exc}",
+                          True)
     verb = "overwrote" if existed else "created"
     return ToolOutput(f"{verb} {args['path']} ({len(str(args['content']))} characters)")
 
@@ -137,15 +169,19 @@ def edit_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     path = resolve(str(args["path"]), ctx)
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or a NUL in the path
         return ToolOutput(f"cannot read {args['path']}: {exc}", True)
     new = apply_edit(text, args)
     if isinstance(new, ToolOutput):
         return new
+    changed = _changed(args, ctx)
+    if changed:
+        return changed
     try:
         atomic_write(path, new)
-    except OSError as exc:
-        return ToolOutput(f"cannot write {args['path']}: {exc.strerror or exc}", True)
+    except (OSError, ValueError) as exc:
+        return ToolOutput(f"cannot write {args['path']}: {getattr(exc, 'strerror', None) or exc}",
+                          True)
     return ToolOutput(f"edited {args['path']}")
 
 
@@ -162,19 +198,37 @@ def apply_edit(text: str, args: Mapping[str, Any]) -> str | ToolOutput:
 
 
 def atomic_write(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temp file and a rename, keeping the mode."""
+    """Write `text` to `path` through a temp file and a rename, keeping the mode.
+
+    A new file gets the mode the umask gives (as `>` in a shell would), not the
+    temp file's 0600.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~current_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
-        if mode is not None:
-            os.chmod(tmp, mode)
+            handle.flush()
+            os.fsync(handle.fileno())  # the rename must not land before the data does
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it where /proc allows."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # the portable way: set and restore at once
+    os.umask(mask)
+    return mask
 
 
 def _read_only(args: Mapping[str, Any], workspace: str) -> Risk:
@@ -199,10 +253,12 @@ FILE_TOOLS = (
                  glob=("string", "Only files whose name matches.")), grep, _read_only),
     Tool("write_file", "Create or overwrite a file with the given content.",
          _schema(["path", "content"], path=("string", "File path."),
-                 content=("string", "The whole new content.")), write_file, _writes),
+                 content=("string", "The whole new content.")), write_file, _writes,
+         state=file_state),
     Tool("edit_file", "Replace an exact string in a file.",
          _schema(["path", "old_string", "new_string"], path=("string", "File path."),
                  old_string=("string", "Exact text to replace."),
                  new_string=("string", "Replacement text."),
-                 replace_all=("boolean", "Replace every occurrence.")), edit_file, _writes),
+                 replace_all=("boolean", "Replace every occurrence.")), edit_file, _writes,
+         state=file_state),
 )

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion, WordCompleter
 from prompt_toolkit.document import Document
-from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Console
 from rich.text import Text
 
 from saikish import __version__, paths
 from saikish.ui.commands import COMMANDS, EXIT, run_command
+from saikish.ui.history import SafeHistory
 from saikish.ui.render import MarkdownStream, error_line, usage_line
 
 if TYPE_CHECKING:
@@ -56,6 +56,7 @@ class Repl:
                 continue  # Ctrl-C clears the line
             except EOFError:
                 return 0
+            self._history_warning(prompt)
             text = line.strip()
             if not text:
                 continue
@@ -109,10 +110,17 @@ class Repl:
                                      f"'always' choices stay in this session until it is fixed)")
         self.say("/help for commands · Ctrl-D to exit")
 
+    def _history_warning(self, prompt: PromptSession[str]) -> None:
+        warning = prompt.history.take_warning() if isinstance(prompt.history, SafeHistory) \
+            else None
+        if warning:
+            self.say(f"saikish: {warning}", "yellow")
+
     def _prompt_session(self) -> PromptSession[str]:
         history_file = paths.state_dir() / "history"
-        history_file.parent.mkdir(parents=True, exist_ok=True)
-        return PromptSession(history=FileHistory(str(history_file)), multiline=True,
+        with contextlib.suppress(OSError):  # SafeHistory says why, once
+            history_file.parent.mkdir(parents=True, exist_ok=True)
+        return PromptSession(history=SafeHistory(history_file), multiline=True,
                              key_bindings=_keys(), completer=SlashCompleter(),
                              complete_while_typing=True)
 
