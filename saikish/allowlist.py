@@ -1,10 +1,14 @@
-"""The hand-edited allowlist file (SPEC 4.5): read with line numbers, append, remove, lock.
+"""The hand-edited allowlist file (docs/SPEC.md §4.5): read with line numbers, append, remove, lock.
 
-Rules are added and removed as *text*, at the place the YAML parser says
-the list is, so a person's comments, order and formatting survive. Every
-write is checked by parsing the result, done under a lock file, and lands by
-rename: concurrent sessions never lose each other's rules, and a crash never
-leaves half a file. A file that does not parse is never written.
+The file has global lists (`allow`, `deny`, `ask`) and one section per
+project under `projects:`, keyed by the project's absolute path; it lives in
+the person's config dir, never in a repository, so a clone cannot plant
+rules. Rules are added and removed as *text*, at the place the YAML parser
+says the list is, so a person's comments, order and formatting survive.
+Every write is checked by parsing the result, done under a lock file, and
+lands by rename (through a symlink, onto the file it points at): concurrent
+sessions never lose each other's rules, and a crash never leaves half a
+file. A file that does not parse is never written.
 """
 
 from __future__ import annotations
@@ -16,20 +20,34 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import yaml
 
-from saikish.config import yaml_problem
-from saikish.errors import RuleError, SaikishError
+from saikish.errors import ConfigError, RuleError, SaikishError
 from saikish.rules import Rule, parse_rule
+from saikish.yamlfile import compose, is_null, line_of, plain, read_text
 
 HEADER = "# saikish allowlist: rules here apply to every session.\n"
-SECTIONS = ("allow", "deny")
+SECTIONS = ("allow", "deny", "ask")
+PROJECTS = "projects"
+Scope = str | None  # None: every project (global); else a project's absolute path
 
 
 class AllowlistError(SaikishError):
     """The allowlist file cannot be changed (it does not parse, or a write failed)."""
+
+
+@dataclass(frozen=True)
+class ProjectRules:
+    """One `projects:` section: the rules for one workspace."""
+
+    path: str
+    line: int
+    allow: tuple[Rule, ...] = ()
+    deny: tuple[Rule, ...] = ()
+    ask: tuple[Rule, ...] = ()
+    # False when part of its deny or ask list could not be read.
+    complete: bool = True
 
 
 @dataclass(frozen=True)
@@ -39,8 +57,28 @@ class AllowlistState:
     allow: tuple[Rule, ...] = ()
     deny: tuple[Rule, ...] = ()
     errors: tuple[str, ...] = ()
-    # False when part of the deny list could not be read: allow nothing on trust.
+    # False when part of a deny or ask list could not be read: allow nothing on trust.
     deny_complete: bool = True
+    ask: tuple[Rule, ...] = ()
+    projects: tuple[ProjectRules, ...] = ()
+
+    def project(self, workspace: str) -> ProjectRules:
+        """The rules of the project at `workspace` (every section naming it, merged)."""
+        found = [p for p in self.projects if same_dir(p.path, workspace)]
+        return ProjectRules(
+            project_key(workspace), found[0].line if found else 0,
+            tuple(r for p in found for r in p.allow), tuple(r for p in found for r in p.deny),
+            tuple(r for p in found for r in p.ask), all(p.complete for p in found))
+
+
+def project_key(path: str) -> str:
+    """How a project is named in the file: its absolute path with links resolved."""
+    return os.path.realpath(os.path.expanduser(path))
+
+
+def same_dir(written: str, path: str) -> bool:
+    """True when a `projects:` key names the directory `path`."""
+    return project_key(written) == project_key(path)
 
 
 class Allowlist:
@@ -54,126 +92,226 @@ class Allowlist:
     def current(self) -> AllowlistState:
         """The file's rules as they are now (hand edits apply to the next call)."""
         stamp = _stamp(self.path)
-        if stamp != self._stamp:
+        if stamp != self._stamp or stamp is None:
             self._state = read_state(self.path)
             self._stamp = stamp
         return self._state
 
-    def add(self, rule: Rule, section: str = "allow") -> bool:
-        """Append `rule` under `section`; False when it was there already."""
+    def add(self, rule: Rule, section: str = "allow", project: Scope = None) -> bool:
+        """Append `rule` under `section` of the scope; False when it was there already."""
+        key = None if project is None else project_key(project)
         with self._locked() as text:
-            state = parse_state(text, self.path)
-            if state.errors:
-                raise AllowlistError(f"{state.errors[0]}; not changing the file until it is fixed")
-            if rule.text in {r.text for r in getattr(state, section)}:
-                return False
+            state = self._parsed(text)
             expected = _texts(state)
-            expected[section].append(rule.text)
-            self._write(insert_rule(text, section, rule), expected)
+            listed = expected.setdefault((key or "", section), [])
+            if rule.text in listed:
+                return False
+            listed.append(rule.text)
+            self._write(insert_rule(text, section, rule, key), expected)
         return True
 
-    def remove(self, rule_text: str) -> bool:
-        """Remove every rule written as `rule_text`; False when there was none."""
+    def remove(self, rule_text: str, project: Scope = None) -> bool:
+        """Remove every rule written as `rule_text` from the scope; False when there was none."""
+        key = "" if project is None else project_key(project)
         with self._locked() as text:
-            state = parse_state(text, self.path)
-            if state.errors:
-                raise AllowlistError(f"{state.errors[0]}; not changing the file until it is fixed")
-            expected = {k: [t for t in v if t != rule_text] for k, v in _texts(state).items()}
-            if expected == _texts(state):
+            state = self._parsed(text)
+            before = _texts(state)
+            expected = {k: [t for t in v if not (k[0] == key and t == rule_text)]
+                        for k, v in before.items()}
+            if expected == before:
                 return False
-            self._write(delete_rule(text, rule_text), expected)
+            self._write(delete_rule(text, rule_text, key or None), expected)
         return True
+
+    def _parsed(self, text: str) -> AllowlistState:
+        state = parse_state(text, self.path)
+        if state.errors:
+            raise AllowlistError(f"{state.errors[0]}; not changing the file until it is fixed")
+        return state
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[str]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        lock = self.path.with_name(self.path.name + ".lock")
-        with open(lock, "a") as handle:
+        target = self.target()
+        lock = target.with_name(target.name + ".lock")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(lock, "a")  # noqa: SIM115 - held across the yield
+        except OSError as exc:
+            raise AllowlistError(f"{self.path}: cannot lock: {exc.strerror or exc}") from None
+        with handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
-                yield self.path.read_text(encoding="utf-8") if self.path.exists() else ""
+                yield self._text(target)
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    def _write(self, new: str, expected: dict[str, list[str]]) -> None:
-        if _texts(parse_state(new, self.path)) != expected:
+    def target(self) -> Path:
+        """The file really written: a symlinked allowlist is edited where it points."""
+        return Path(os.path.realpath(self.path))
+
+    def _text(self, target: Path) -> str:
+        if not target.exists() and not target.is_symlink():
+            return ""
+        try:
+            return read_text(target)
+        except ConfigError as exc:
+            raise AllowlistError(f"{exc}; not changing the file") from None
+
+    def _write(self, new: str, expected: dict[tuple[str, str], list[str]]) -> None:
+        if _nonempty(_texts(parse_state(new, self.path))) != _nonempty(expected):
             # Our own edit did not give exactly the rules intended: refuse, lose nothing.
             raise AllowlistError(f"{self.path}: could not update the file safely")
-        fd, tmp = tempfile.mkstemp(prefix=".allowlist.", dir=self.path.parent)
+        target = self.target()
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(new)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+            _replace(target, new)
+        except OSError as exc:
+            raise AllowlistError(f"{self.path}: cannot write: {exc.strerror or exc}; "
+                                 f"the file is unchanged") from None
         self._stamp = None
 
 
-def _texts(state: AllowlistState) -> dict[str, list[str]]:
-    return {"allow": [r.text for r in state.allow], "deny": [r.text for r in state.deny]}
+def _replace(target: Path, new: str) -> None:
+    """Write `new` beside `target` and rename it over, keeping the file's mode."""
+    mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(prefix=".allowlist.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(new)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _texts(state: AllowlistState) -> dict[tuple[str, str], list[str]]:
+    """Every rule text by (scope, section); scope "" is global."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for section in SECTIONS:
+        out[("", section)] = [r.text for r in getattr(state, section)]
+    for project in state.projects:
+        for section in SECTIONS:
+            key = (project_key(project.path), section)
+            out.setdefault(key, []).extend(r.text for r in getattr(project, section))
+    return out
+
+
+def _nonempty(texts: dict[tuple[str, str], list[str]]) -> dict[tuple[str, str], list[str]]:
+    return {k: v for k, v in texts.items() if v}
 
 
 def read_state(path: Path) -> AllowlistState:
     """Parse the file at `path`; a missing file has no rules and no errors."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         return AllowlistState()
-    except (OSError, UnicodeDecodeError) as exc:
-        return AllowlistState(errors=(f"{path}: cannot read: {exc}",), deny_complete=False)
+    try:
+        text = read_text(path)
+    except ConfigError as exc:
+        return AllowlistState(errors=(str(exc),), deny_complete=False)
     return parse_state(text, path)
 
 
 def parse_state(text: str, path: Path) -> AllowlistState:
     """The rules in `text`, each error with file and line; never raises."""
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        line, problem = yaml_problem(exc)
-        where = f"{path}:{line}" if line else str(path)
-        return AllowlistState(errors=(f"{where}: {problem}",), deny_complete=False)
+        root = compose(text, path)
+    except ConfigError as exc:
+        return AllowlistState(errors=(str(exc),), deny_complete=False)
     if root is None:
         return AllowlistState()
     if not isinstance(root, yaml.MappingNode):
-        return AllowlistState(errors=(f"{path}:{root.start_mark.line + 1}: the file must be a "
-                                      f"mapping with 'allow:' and 'deny:' lists",),
+        return AllowlistState(errors=(f"{path}:{line_of(root)}: the file must be a mapping "
+                                      f"with 'allow:', 'deny:', 'ask:' and 'projects:'",),
                               deny_complete=False)
-    found: dict[str, list[Rule]] = {"allow": [], "deny": []}
-    errors: list[str] = []
-    deny_complete = True
-    for key, value in root.value:
-        where = f"{path}:{key.start_mark.line + 1}"
-        if key.value not in SECTIONS:
-            errors.append(f"{where}: unknown key '{key.value}'; allowed: allow, deny")
-            continue
-        rules, problems = _rules(value, path, key.value)
-        found[key.value].extend(rules)
-        errors.extend(problems)
-        deny_complete &= not (problems and key.value == "deny")
-    return AllowlistState(tuple(found["allow"]), tuple(found["deny"]), tuple(errors),
-                          deny_complete)
+    reader = _StateReader(path)
+    found, complete = reader.lists(root, "", SECTIONS + (PROJECTS,))
+    return AllowlistState(tuple(found["allow"]), tuple(found["deny"]), tuple(reader.errors),
+                          reader.complete and complete, tuple(found["ask"]),
+                          tuple(reader.projects))
 
 
-def _rules(node: yaml.Node, path: Path, section: str) -> tuple[list[Rule], list[str]]:
-    if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null"):
-        return [], []
-    if not isinstance(node, yaml.SequenceNode):
-        return [], [f"{path}:{node.start_mark.line + 1}: '{section}' must be a list of rules"]
-    rules, errors = [], []
-    for item in node.value:
-        origin = f"{path}:{item.start_mark.line + 1}"
-        try:
-            rules.append(parse_rule(_load(item), origin))
-        except RuleError as exc:
-            errors.append(str(exc))
-    return rules, errors
+class _StateReader:
+    """Collects rules and errors from one parsed file; never raises."""
 
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.errors: list[str] = []
+        self.complete = True
+        self.projects: list[ProjectRules] = []
 
-def _load(node: yaml.Node) -> Any:
-    return yaml.safe_load(yaml.serialize(node))
+    def error(self, node: yaml.Node, message: str) -> None:
+        self.errors.append(f"{self.path}:{line_of(node)}: {message}")
+
+    def lists(self, node: yaml.MappingNode, where: str,
+              allowed: tuple[str, ...]) -> tuple[dict[str, list[Rule]], bool]:
+        """The rule lists of one scope's mapping, and whether its deny/ask lists are whole."""
+        found: dict[str, list[Rule]] = {name: [] for name in SECTIONS}
+        complete = True
+        for key, value in node.value:
+            name = key.value if isinstance(key, yaml.ScalarNode) else None
+            if name not in allowed:
+                shown = name if name is not None else "(a list or mapping)"
+                self.error(key, f"unknown key '{shown}'{where}; allowed: {', '.join(allowed)}")
+                complete = False
+                continue
+            if name == PROJECTS:
+                self.read_projects(value)
+                continue
+            before = len(self.errors)
+            found[str(name)].extend(self.rules(value, str(name)))
+            if len(self.errors) > before and name in ("deny", "ask"):
+                complete = False
+        return found, complete
+
+    def read_projects(self, node: yaml.Node) -> None:
+        if is_null(node):
+            return
+        if not isinstance(node, yaml.MappingNode):
+            self.error(node, "'projects' maps absolute workspace paths to their rules")
+            self.complete = False  # whose deny rules were meant is unknown: fail closed
+            return
+        for key, value in node.value:
+            written = key.value if isinstance(key, yaml.ScalarNode) else None
+            if not isinstance(written, str) or not os.path.isabs(os.path.expanduser(written)):
+                self.error(key, "a project is named by its absolute path, e.g. /home/me/app")
+                self.complete = False
+                continue
+            if is_null(value):
+                self.projects.append(ProjectRules(written, line_of(key)))
+                continue
+            if not isinstance(value, yaml.MappingNode):
+                self.error(value, f"project {written}: must map allow/deny/ask to rule lists")
+                self.complete = False
+                continue
+            found, complete = self.lists(value, f" in project {written}", SECTIONS)
+            self.projects.append(ProjectRules(
+                written, line_of(key), tuple(found["allow"]), tuple(found["deny"]),
+                tuple(found["ask"]), complete))
+
+    def rules(self, node: yaml.Node, section: str) -> list[Rule]:
+        if is_null(node):
+            return []
+        if not isinstance(node, yaml.SequenceNode):
+            self.error(node, f"'{section}' must be a list of rules")
+            return []
+        rules = []
+        for item in node.value:
+            origin = f"{self.path}:{line_of(item)}"
+            try:
+                rules.append(parse_rule(plain(item, self.path, section), origin))
+            except RuleError as exc:
+                self.errors.append(str(exc))
+            except ConfigError as exc:
+                self.errors.append(str(exc))
+        return rules
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
@@ -192,57 +330,162 @@ def rule_yaml(rule: Rule) -> str:
     return dumped.strip()[1:-1]
 
 
-def insert_rule(text: str, section: str, rule: Rule) -> str:
-    """`text` with `rule` appended to the `section` list, everything else unchanged."""
-    item = rule_yaml(rule)
+def insert_rule(text: str, section: str, rule: Rule, project: Scope = None) -> str:
+    """`text` with `rule` appended to `section` of the scope, everything else unchanged."""
+    keys = [section] if project is None else [PROJECTS, project, section]
     if not text.strip():
-        return (text or HEADER) + f"{section}:\n  - {item}\n"
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
-    value = _section(root, section)
-    if value is None:  # no such key yet: add it at the end
-        return text + ("" if text.endswith("\n") else "\n") + f"{section}:\n  - {item}\n"
-    key, node = value
-    if isinstance(node, yaml.SequenceNode) and node.flow_style:
-        inner = text[node.start_mark.index + 1:node.end_mark.index - 1].strip()
-        flow = f"[{inner}, {item}]" if inner else f"[{item}]"
-        return text[:node.start_mark.index] + flow + text[node.end_mark.index:]
-    lines = text.splitlines(keepends=True)
-    if isinstance(node, yaml.SequenceNode) and node.value:
-        first, last = node.value[0], node.value[-1]
-        dash = lines[first.start_mark.line][:first.start_mark.column].rstrip()
-        indent = " " * (len(dash) - 1)
-        end_line = _last_line(last)
-    else:  # 'allow:' with nothing after it
-        indent = " " * (key.start_mark.column + 2)
-        end_line = key.start_mark.line
-    if end_line < len(lines) and not lines[end_line].endswith("\n"):
-        lines[end_line] += "\n"
-    lines.insert(end_line + 1, f"{indent}- {item}\n")
-    return "".join(lines)
+        return (text or HEADER) + _block(keys, rule, 0)
+    root = _compose(text)
+    if not isinstance(root, yaml.MappingNode):  # only comments so far
+        return _at_end(text, _block(keys, rule, 0))
+    return _Inserter(text, rule).into(root, None, keys, top=True)
 
 
-def delete_rule(text: str, rule_text: str) -> str:
-    """`text` without the list items whose rule is `rule_text`."""
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
+def _compose(text: str) -> yaml.Node | None:
+    try:
+        return compose(text, "allowlist")
+    except ConfigError as exc:
+        raise AllowlistError(str(exc)) from None
+
+
+def _at_end(text: str, block: str) -> str:
+    return text + ("" if text.endswith("\n") else "\n") + block
+
+
+def _key_yaml(key: str) -> str:
+    dumped = yaml.safe_dump(key, width=10_000)
+    return dumped.removesuffix("\n...\n").strip()
+
+
+def _block(keys: list[str], rule: Rule, indent: int) -> str:
+    """Block YAML for `keys` nested, ending in a one-item list holding `rule`."""
+    out = "".join(" " * (indent + 2 * depth) + _key_yaml(key) + ":\n"
+                  for depth, key in enumerate(keys))
+    return out + " " * (indent + 2 * len(keys)) + f"- {rule_yaml(rule)}\n"
+
+
+def _flow(keys: list[str], rule: Rule) -> str:
+    """Flow YAML for the same nesting: 'key: {section: [rule]}' (no outer braces)."""
+    value: object = [rule.to_yaml()]
+    for key in reversed(keys[1:]):
+        value = {key: value}
+    dumped = yaml.safe_dump({keys[0]: value}, default_flow_style=True, width=10_000)
+    return dumped.strip()[1:-1]
+
+
+class _Inserter:
+    """Finds (or makes) the place for one new rule, editing the text as little as it can."""
+
+    def __init__(self, text: str, rule: Rule) -> None:
+        self.text, self.rule = text, rule
+
+    def into(self, node: yaml.Node, key: yaml.Node | None, keys: list[str],
+             top: bool = False) -> str:
+        if not keys:
+            return self.append(node, key)
+        if isinstance(node, yaml.MappingNode):
+            for child_key, child in node.value:
+                if isinstance(child_key, yaml.ScalarNode) and _names(child_key.value, keys[0]):
+                    return self.into(child, child_key, keys[1:])
+            return self.add_key(node, keys, top)
+        if is_null(node) and key is not None:
+            return self.fill_null(node, key, keys)
+        raise AllowlistError("cannot add the rule: the file's layout is not one saikish "
+                             "can edit safely")
+
+    def add_key(self, node: yaml.MappingNode, keys: list[str], top: bool) -> str:
+        text = self.text
+        if node.flow_style:
+            start, end = node.start_mark.index, node.end_mark.index
+            inner = text[start + 1:end - 1].strip()
+            body = f"{inner}, {_flow(keys, self.rule)}" if inner else _flow(keys, self.rule)
+            return text[:start] + "{" + body + "}" + text[end:]
+        if top:
+            return _at_end(text, _block(keys, self.rule, 0))
+        indent = int(node.value[0][0].start_mark.column)
+        return self.insert_after(_last_line(node), _block(keys, self.rule, indent))
+
+    def fill_null(self, node: yaml.Node, key: yaml.Node, keys: list[str]) -> str:
+        start, end = node.start_mark.index, node.end_mark.index
+        if start == end:  # 'key:' with nothing after it
+            block = _block(keys, self.rule, int(key.start_mark.column) + 2)
+            return self.insert_after(int(key.start_mark.line), block)
+        return self.text[:start] + "{" + _flow(keys, self.rule) + "}" + self.text[end:]
+
+    def append(self, node: yaml.Node, key: yaml.Node | None) -> str:
+        text, item = self.text, rule_yaml(self.rule)
+        if isinstance(node, yaml.SequenceNode) and node.flow_style:
+            inner = text[node.start_mark.index + 1:node.end_mark.index - 1].strip()
+            flow = f"[{inner}, {item}]" if inner else f"[{item}]"
+            return text[:node.start_mark.index] + flow + text[node.end_mark.index:]
+        if isinstance(node, yaml.SequenceNode) and node.value:
+            lines = text.splitlines(keepends=True)
+            first = node.value[0]
+            dash = lines[first.start_mark.line][:first.start_mark.column].rstrip()
+            indent = " " * (len(dash) - 1)
+            return self.insert_after(_last_line(node.value[-1]), f"{indent}- {item}\n")
+        if is_null(node) and key is not None:
+            start, end = node.start_mark.index, node.end_mark.index
+            if start != end:  # 'allow: ~'
+                return text[:start] + f"[{item}]" + text[end:]
+            indent = " " * (int(key.start_mark.column) + 2)
+            return self.insert_after(int(key.start_mark.line), f"{indent}- {item}\n")
+        raise AllowlistError("cannot add the rule: the list is not one saikish can edit")
+
+    def insert_after(self, line: int, block: str) -> str:
+        lines = self.text.splitlines(keepends=True)
+        if line < len(lines) and not lines[line].endswith("\n"):
+            lines[line] += "\n"
+        lines.insert(line + 1, block)
+        return "".join(lines)
+
+
+def _names(written: str, wanted: str) -> bool:
+    """A key in the file names `wanted`: the same word, or the same project directory."""
+    if written == wanted:
+        return True
+    return os.path.isabs(wanted) and isinstance(written, str) and \
+        os.path.isabs(os.path.expanduser(written)) and same_dir(written, wanted)
+
+
+def delete_rule(text: str, rule_text: str, project: Scope = None) -> str:
+    """`text` without the list items of the scope whose rule is `rule_text`."""
+    root = _compose(text)
     lines = text.splitlines(keepends=True)
     drop: set[int] = set()
-    for section in SECTIONS:
-        found = _section(root, section)
-        if found is None or not isinstance(found[1], yaml.SequenceNode):
-            continue
-        node = found[1]
+    for node in _scope_lists(root, project):
         keep = [item for item in node.value if _text(item) != rule_text]
         if len(keep) == len(node.value):
             continue
         if node.flow_style:
-            flow = yaml.safe_dump([_load(i) for i in keep], default_flow_style=True,
-                                  width=10_000).strip()
+            flow = yaml.safe_dump([plain(i, "allowlist") for i in keep],
+                                  default_flow_style=True, width=10_000).strip()
             return delete_rule(text[:node.start_mark.index] + flow +
-                               text[node.end_mark.index:], rule_text)
+                               text[node.end_mark.index:], rule_text, project)
         for item in node.value:
             if item not in keep:
                 drop.update(range(item.start_mark.line, _last_line(item) + 1))
     return "".join(line for n, line in enumerate(lines) if n not in drop)
+
+
+def _scope_lists(root: yaml.Node | None, project: Scope) -> list[yaml.SequenceNode]:
+    """The rule lists of one scope: the top level, or every section naming `project`."""
+    if not isinstance(root, yaml.MappingNode):
+        return []
+    scopes: list[yaml.Node] = [root]
+    if project is not None:
+        sections = [node for _, node in _children(root, PROJECTS)
+                    if isinstance(node, yaml.MappingNode)]
+        scopes = [value for node in sections for key, value in node.value
+                  if isinstance(key, yaml.ScalarNode) and _names(key.value, project)]
+    return [value for scope in scopes for section in SECTIONS
+            for _, value in _children(scope, section) if isinstance(value, yaml.SequenceNode)]
+
+
+def _children(node: yaml.Node, name: str) -> list[tuple[yaml.Node, yaml.Node]]:
+    if not isinstance(node, yaml.MappingNode):
+        return []
+    return [(k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == name]
 
 
 def _last_line(node: yaml.Node) -> int:
@@ -252,20 +495,11 @@ def _last_line(node: yaml.Node) -> int:
     if isinstance(node, yaml.SequenceNode) and not node.flow_style and node.value:
         return _last_line(node.value[-1])
     end = node.end_mark
-    return end.line if end.column > 0 else end.line - 1
+    return int(end.line if end.column > 0 else end.line - 1)
 
 
 def _text(node: yaml.Node) -> str | None:
     try:
-        return parse_rule(_load(node)).text
-    except RuleError:
+        return parse_rule(plain(node, "allowlist")).text
+    except (RuleError, ConfigError):
         return None
-
-
-def _section(root: yaml.Node | None, section: str) -> tuple[yaml.Node, yaml.Node] | None:
-    if not isinstance(root, yaml.MappingNode):
-        return None
-    for key, value in root.value:
-        if key.value == section:
-            return key, value
-    return None

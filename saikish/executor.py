@@ -27,6 +27,8 @@ class ApprovalRequest:
     index: int
     batch: tuple[ToolCall, ...]
     workspace: str
+    # Where "Always (remember)" saves, said in the box before it is chosen (§4.5).
+    always_note: str = ""
 
 
 class Approver(Protocol):
@@ -132,7 +134,8 @@ class Executor:
                 break
             current = decision.edited_call
         if decision.remember:
-            self.reporter.note(self.session.remember(decision.remember, decision.persist))
+            self.reporter.note(self.session.remember(decision.remember, decision.persist,
+                                                      decision.scope))
         if self.session.audit:
             self.session.audit.record(current, decision, assessment, edited=current != call)
         self.reporter.decided(current, decision, assessment)
@@ -150,8 +153,9 @@ class Executor:
         if self.session.auto_budget > 0:  # /auto N: only calls that reach step 7
             self.session.auto_budget -= 1
             return Decision.approve(Source.AUTO_BUDGET)
-        return self.approver.ask(ApprovalRequest(call, assessment, index, batch,
-                                                 self.session.workspace))
+        return self.approver.ask(ApprovalRequest(
+            call, assessment, index, batch, self.session.workspace,
+            self.session.always_note(assessment.proposed_rules)))
 
     def _result(self, call: ToolCall, decision: Decision, original: ToolCall) -> ToolResult:
         if decision.outcome is Outcome.APPROVED:

@@ -20,6 +20,8 @@ class RunContext:
     output_limit: int = 30000
     bash_timeout: float = 120.0
     cancel: threading.Event = field(default_factory=threading.Event)
+    # Credential values children must not inherit (docs/SPEC.md §4.8, saikish.childenv).
+    secrets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

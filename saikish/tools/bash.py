@@ -10,6 +10,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from saikish.childenv import child_environment
 from saikish.tools.base import RunContext, Tool, ToolOutput
 from saikish.tools.output import BoundedText
 
@@ -29,7 +30,8 @@ def run_bash(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     timeout = float(args.get("timeout") or ctx.bash_timeout)
     proc = subprocess.Popen(
         ["bash", "-c", str(args["command"])], cwd=ctx.workspace, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        env=child_environment(ctx.secrets))  # saikish's own keys stay home (SPEC 4.8)
     output = BoundedText(ctx.output_limit)
     reader = threading.Thread(target=_drain, args=(proc, output), daemon=True)
     reader.start()
