@@ -61,7 +61,7 @@ def config_command(argv: list[str], io: Streams) -> int:
     if isinstance(args, int):
         return args
     config = load_config_trusted(args.config, Path.cwd())
-    console = Console(file=io.stdout, highlight=False, width=140)
+    console = Console(file=io.stdout, highlight=False, width=220)
     files = ", ".join(str(p) for p in config.files) or "none (built-in defaults)"
     console.print(Text(f"files: {inert(files)}"), soft_wrap=True)
     console.print(config_table(config))
