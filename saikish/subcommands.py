@@ -255,7 +255,7 @@ def _show(args: argparse.Namespace, path: Path, io: Streams) -> int:
                   soft_wrap=True)
     if config.files:
         console.print(f"config: {', '.join(map(str, config.files))}", soft_wrap=True)
-    console.print(scope_view(state, config, os.getcwd()))
+    console.print(scope_view(state, config, os.getcwd()), soft_wrap=True)
     for project in vanished(state):
         print(f"saikish: {path}:{project.line}: project {project.path} no longer exists "
               f"(its rules are kept; remove the section if it is gone for good)",

@@ -29,7 +29,8 @@ def scope_view(state: AllowlistState, config: Config, workspace: str,
         parts += _group(_heading(project, project in current), project.deny, project.ask,
                         project.allow)
     if not current:
-        parts.append(Text(f"project {inert(workspace)} (current): no rules yet", style="dim"))
+        parts.append(Text(f"project {inert(workspace)} (current): no rules yet", style="dim",
+                          no_wrap=True, overflow="ignore"))
     parts += _group("this session", (), (), tuple(session))
     return Group(*parts)
 
@@ -61,4 +62,4 @@ def _group(title: str, deny: Sequence[Rule], ask: Sequence[Rule],
                                  else rule.origin), style="dim"))
     if not rows:
         table.add_row("", Text("(no rules)", style="dim"), "")
-    return [Text(inert(title), style="bold"), table]
+    return [Text(inert(title), style="bold", no_wrap=True, overflow="ignore"), table]
