@@ -25,7 +25,7 @@ import yaml
 
 from saikish.errors import ConfigError, RuleError, SaikishError
 from saikish.rules import Rule, parse_rule
-from saikish.yamlfile import compose, is_null, line_of, plain, read_text
+from saikish.yamlfile import check_tag, compose, is_null, line_of, plain, read_text
 
 HEADER = "# saikish allowlist: rules here apply to every session.\n"
 SECTIONS = ("allow", "deny", "ask")
@@ -301,6 +301,11 @@ class _StateReader:
             return []
         if not isinstance(node, yaml.SequenceNode):
             self.error(node, f"'{section}' must be a list of rules")
+            return []
+        try:
+            check_tag(node, self.path, section)
+        except ConfigError as exc:
+            self.errors.append(str(exc))
             return []
         rules = []
         for item in node.value:

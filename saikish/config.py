@@ -22,7 +22,16 @@ from saikish import paths
 from saikish.errors import ConfigError, RuleError
 from saikish.rules import Rule, parse_rule
 from saikish.types import Autonomy, Mode
-from saikish.yamlfile import compose, is_null, key_name, line_of, plain, read_text, yaml_problem
+from saikish.yamlfile import (
+    check_tag,
+    compose,
+    is_null,
+    key_name,
+    line_of,
+    plain,
+    read_text,
+    yaml_problem,
+)
 
 __all__ = ["Config", "ConfigError", "Ignored", "Layer", "load_config", "load_effective",
            "read_layers", "yaml_problem"]
@@ -396,6 +405,7 @@ class _Reader:
             return []
         if not isinstance(node, yaml.MappingNode):
             raise self.fail(node, key, "must be a mapping")
+        check_tag(node, self.path, key)
         out = []
         for key_node, value_node in node.value:
             name = key_name(key_node, self.path, key)
@@ -459,6 +469,7 @@ class _Reader:
             return ()
         if not isinstance(node, yaml.SequenceNode):
             raise self.fail(node, key, "must be a list of rules")
+        check_tag(node, self.path, key)
         out = []
         for item in node.value:
             origin = self.origin(item)

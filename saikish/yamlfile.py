@@ -73,7 +73,7 @@ def key_name(key: yaml.Node, path: Path | str, where: str) -> str:
     if not isinstance(key, yaml.ScalarNode):
         raise ConfigError("a key must be a plain name, not a list or mapping", path,
                           line_of(key), where or None)
-    _check_tag(key, path, where)
+    check_tag(key, path, where)
     return str(key.value)
 
 
@@ -101,10 +101,10 @@ class _Plain:
         if self.left < 0 or depth > MAX_DEPTH:
             raise self.fail(node, "value is too large or nested too deeply")
         if isinstance(node, yaml.SequenceNode):
-            _check_tag(node, self.path, self.where)
+            check_tag(node, self.path, self.where)
             return [self.value(item, depth + 1) for item in node.value]
         if isinstance(node, yaml.MappingNode):
-            _check_tag(node, self.path, self.where)
+            check_tag(node, self.path, self.where)
             out: dict[str, Any] = {}
             for key, item in node.value:
                 out[key_name(key, self.path, self.where)] = self.value(item, depth + 1)
@@ -115,7 +115,7 @@ class _Plain:
 
     def scalar(self, node: yaml.ScalarNode) -> Any:
         tag, text = node.tag, str(node.value)
-        _check_tag(node, self.path, self.where)
+        check_tag(node, self.path, self.where)
         if tag == STD + "null":
             return None
         if tag == STD + "bool":
@@ -146,7 +146,8 @@ class _Plain:
         return value
 
 
-def _check_tag(node: yaml.Node, path: Path | str, where: str) -> None:
+def check_tag(node: yaml.Node, path: Path | str, where: str) -> None:
+    """Refuse YAML tags (`!custom`, `!!binary`, `!!python/...`): no setting needs one."""
     tag = str(node.tag)
     known = ("str", "int", "float", "bool", "null", "timestamp", "seq", "map")
     if not tag.startswith(STD) or tag.removeprefix(STD) not in known:
