@@ -44,6 +44,13 @@ def compose(text: str, path: Path | str) -> yaml.Node | None:
     try:
         _check_depth(text, path)  # before composing: libyaml's composer recurses in C
         node: yaml.Node | None = yaml.compose(text, Loader=_LOADER)
+    except yaml.reader.ReaderError as exc:
+        line = text[:exc.position].count("\n") + 1
+        raise ConfigError(f"character {exc.character!r} is not allowed in YAML", path,
+                          line) from None
+    except UnicodeEncodeError as exc:  # a lone surrogate: not text a file can hold
+        line = text[:exc.start].count("\n") + 1
+        raise ConfigError("not valid text (a lone surrogate)", path, line) from None
     except yaml.YAMLError as exc:
         line, problem = yaml_problem(exc)
         raise ConfigError(f"YAML syntax error: {problem}", path, line) from None
@@ -57,7 +64,7 @@ def yaml_problem(exc: yaml.YAMLError) -> tuple[int | None, str]:
     context = getattr(exc, "context_mark", None)
     problem_mark = getattr(exc, "problem_mark", None)
     mark = context or problem_mark
-    problem = getattr(exc, "problem", None) or str(exc)
+    problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
     if context is not None and getattr(exc, "context", None):
         problem = f"{exc.context} (line {context.line + 1}): {problem}"  # type: ignore[attr-defined]
     return (mark.line + 1 if mark else None), problem
