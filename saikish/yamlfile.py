@@ -52,8 +52,8 @@ def compose(text: str, path: Path | str) -> yaml.Node | None:
         line = text[:exc.start].count("\n") + 1
         raise ConfigError("not valid text (a lone surrogate)", path, line) from None
     except yaml.YAMLError as exc:
-        line, problem = yaml_problem(exc)
-        raise ConfigError(f"YAML syntax error: {problem}", path, line) from None
+        where, problem = yaml_problem(exc)
+        raise ConfigError(f"YAML syntax error: {problem}", path, where) from None
     except RecursionError:
         raise ConfigError("nested too deeply", path) from None
     return node
