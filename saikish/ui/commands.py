@@ -102,9 +102,11 @@ def _deny(repl: Repl, arg: str) -> None:
 def _forget(repl: Repl, arg: str) -> None:
     text = _rule(arg, "/forget").text
     found = repl.session.forget(text)
-    if repl.session.allowlist is not None and repl.session.allowlist.remove(text):
+    allowlist = repl.session.allowlist
+    scopes = (None, repl.session.workspace)  # global and this project
+    if allowlist is not None and [allowlist.remove(text, s) for s in scopes].count(True):
         found = True
-        repl.say(f"removed from {repl.session.allowlist.path}: {text}")
+        repl.say(f"removed from {allowlist.path}: {text}")
     repl.say(f"forgot {text}" if found else f"no session or allowlist rule {text}")
 
 
