@@ -133,8 +133,9 @@ def run(args: argparse.Namespace, io: Streams) -> int:
     try:
         session = make_session(args, config, str(workspace), demo=demo_root is not None)
         # Once, before anything runs (SPEC 4.8); the REPL's banner shows the allowlist's.
-        for warning in config.warnings() if repl else session.warnings():
-            print(f"saikish: {warning}", file=io.stderr)
+        for warning in session.fresh_warnings():
+            if not repl or warning in config.warnings():
+                print(f"saikish: {warning}", file=io.stderr)
         if args.prompt is not None:
             return one_shot(args, config, spec, session, io)
         if not io.interactive():

@@ -154,15 +154,16 @@ def read_layers(explicit: str | None, cwd: Path) -> tuple[Layer, ...]:
     """The files of §2 that exist, in layer order (user, project, --config)."""
     user = paths.config_dir() / "agent.yml"
     project = cwd / "agent.yml"
+    named = Path(explicit) if explicit else None
+    if named is not None and not named.exists():
+        raise ConfigError("no such config file", named)
     candidates = [(user, "user")]
-    if _real(project) != _real(user):
+    # The project's file is limited, unless it is the user's own or named by --config.
+    if _real(project) not in {_real(user), _real(named or user)}:
         candidates.append((project, "project"))
     layers = [read_layer(p, kind) for p, kind in candidates if _present(p)]
-    if explicit:
-        path = Path(explicit)
-        if not path.exists():
-            raise ConfigError("no such config file", path)
-        layers.append(read_layer(path, "explicit"))
+    if named is not None:
+        layers.append(read_layer(named, "explicit"))
     return tuple(layers)
 
 

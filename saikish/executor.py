@@ -126,6 +126,8 @@ class Executor:
     def _decide(self, call: ToolCall, index: int,
                 batch: tuple[ToolCall, ...]) -> tuple[Decision, ToolCall, Assessment]:
         """The decision for `call`, following the person's edits through the pipeline."""
+        for warning in self.session.fresh_warnings():  # e.g. allowlist.yaml broken mid-session
+            self.reporter.note(warning)
         current = call
         while True:
             assessment = decide(current, self.session.context(self.tools))

@@ -32,6 +32,8 @@ class Session:
     memory_only: str = ""
     session_rules: list[Rule] = field(default_factory=list)
     auto_budget: int = 0
+    # Warnings already shown, so each is said once (a file broken mid-session is said then).
+    told: set[str] = field(default_factory=set)
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     def context(self, tools: Mapping[str, Tool]) -> Context:
@@ -67,6 +69,12 @@ class Session:
     def warnings(self) -> tuple[str, ...]:
         """Every one-line warning the person is owed: ignored config settings, a broken file."""
         return self.config.warnings() + self.allowlist_errors()
+
+    def fresh_warnings(self) -> tuple[str, ...]:
+        """The warnings not shown yet; they count as shown from now on."""
+        fresh = tuple(w for w in self.warnings() if w not in self.told)
+        self.told.update(fresh)
+        return fresh
 
     def saves_always(self) -> bool:
         """True when "Always (remember)" writes to the allowlist file."""

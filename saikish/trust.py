@@ -36,7 +36,7 @@ class TrustStore:
     @classmethod
     def default(cls) -> TrustStore:
         """The store in the state dir."""
-        return cls(paths.state_dir() / "trusted.json")
+        return cls(paths.trust_path())
 
     def answer(self, file: Path, data: bytes) -> bool | None:
         """True/False when the person answered for exactly these bytes, else None."""

@@ -128,3 +128,18 @@ def test_a_full_disk_leaves_the_file_as_it_was(tmp_path: Path) -> None:
     assert "cannot write" in run.stderr and "the file is unchanged" in run.stderr
     assert path.read_text() == before
     assert [p.name for p in path.parent.iterdir() if p.name.startswith(".allowlist.")] == []
+
+
+def test_an_allowlist_broken_mid_session_is_said_once_at_the_next_call(
+        cli: CLI, tmp_path: Path) -> None:
+    path = Path(os.environ["SAIKISH_CONFIG_DIR"]) / "allowlist.yaml"
+    breaks = f"mkdir -p {path.parent} && echo 'allow: [' > {path}"
+    model = write_script(tmp_path / "s.yml", json.dumps([
+        {"tool_calls": [{"name": "bash", "arguments": {"command": breaks}}]},
+        {"tool_calls": [{"name": "bash", "arguments": {"command": "ls"}}]},
+        {"tool_calls": [{"name": "bash", "arguments": {"command": "ls"}}]},
+        {"text": "done"}]))
+    run = cli("-p", "go", "-m", model, "--auto-approve", "--output-format", "json")
+    assert run.code == 0 and path.read_text() == "allow: [\n"
+    assert run.err.count("YAML syntax error") == 1, run.err  # said once, at the next call
+    assert json.loads(run.out)["warnings"][0].startswith(f"{path}:2: YAML syntax error")

@@ -218,3 +218,9 @@ def test_config_shows_each_setting_and_its_file(cli: CLI, ws: Path) -> None:
 def test_trust_without_a_project_file(cli: CLI) -> None:
     run = cli("trust")
     assert run.code == 1 and "nothing to trust" in run.out
+
+
+def test_naming_the_projects_own_file_with_config_trusts_it(ws: Path) -> None:
+    (ws / "agent.yml").write_text("permissions:\n  allow: [Bash(make *)]\n")
+    config = load_config_trusted("agent.yml", ws)
+    assert [r.text for r in config.allow] == ["Bash(make *)"] and not config.ignored
