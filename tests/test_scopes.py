@@ -174,3 +174,29 @@ def test_the_demo_never_writes_the_allowlist(tmp_path: Path) -> None:
                    "saved): Bash(ls *)"
     assert demo.always_note(["Bash(ls *)"]) == "demo: 'always' is kept in memory, never saved"
     assert [r.text for r in demo.rules().session_allow] == ["Bash(ls *)"]
+
+
+def test_the_box_says_where_remember_saves_before_it_is_chosen(ws: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from saikish.cli import build_parser, make_session
+    from saikish.executor import ApprovalRequest
+    from saikish.policy import decide
+    from saikish.ui.preview import approval_panel
+
+    def box(session: Session) -> str:
+        call = ToolCall("1", "write_file", {"path": "notes.md", "content": "x"})
+        found = decide(call, session.context(builtin_tools()))
+        request = ApprovalRequest(call, found, 0, (call,), str(ws),
+                                  session.always_note(found.proposed_rules))
+        out = io.StringIO()
+        Console(file=out, width=200).print(approval_panel(request, None))
+        return out.getvalue()
+
+    args = build_parser().parse_args([])
+    assert f"remember saves for this project ({ws})" in box(make_session(args, Config(),
+                                                                         str(ws)))
+    demo = make_session(args, Config(), str(ws), demo=True)
+    assert "demo: 'always' is kept in memory, never saved" in box(demo)
