@@ -38,7 +38,7 @@ def approval_panel(request: ApprovalRequest, seconds_left: int | None) -> Panel:
         parts.append(command_table(assessment.commands))
     parts.append(Text(f"why: {inert(assessment.reason)}", style="dim"))
     if assessment.proposed_rules:
-        note = f" · {request.always_note}" if request.always_note else ""
+        note = f" · {inert(request.always_note)}" if request.always_note else ""
         parts.append(Text("always would allow: " + inert(", ".join(assessment.proposed_rules))
                           + note, style="dim"))
     else:

@@ -18,10 +18,9 @@ def rules_table(rules: RuleSet) -> Table:
     table = Table(box=None, header_style="bold")
     for column in ("", "rule", "from"):
         table.add_column(column)
-    rows = [("deny", r) for r in rules.deny] + [("ask", r) for r in rules.ask] + \
-        [("allow", r) for r in rules.allow]
+    rows = [("deny", r) for r in rules.deny] + [("allow", r) for r in rules.allow]
     for kind, rule in rows:
-        style = {"deny": "red", "ask": "yellow"}.get(kind, "green")
+        style = "red" if kind == "deny" else "green"
         table.add_row(Text(kind, style=style), Text(inert(rule.text)),
                       Text(inert(_origin(rule.origin)), style="dim"))
     if not rows:
