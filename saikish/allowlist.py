@@ -29,15 +29,17 @@ from saikish.allowlist_text import (
     SECTIONS,
     AllowlistError,
     ProjectPath,
+    compose_text,
     delete_rule,
     insert_rule,
+    list_values,
     project_key,
     rule_yaml,
     same_dir,
 )
 from saikish.errors import ConfigError, RuleError
 from saikish.rules import Rule, parse_rule
-from saikish.yamlfile import check_tag, compose, is_null, line_of, plain, read_text
+from saikish.yamlfile import STD, check_tag, compose, is_null, line_of, plain, read_text
 
 __all__ = ["HEADER", "Allowlist", "AllowlistError", "AllowlistState", "ProjectRules",
            "delete_rule", "insert_rule", "parse_state", "project_key", "read_state",
@@ -97,33 +99,35 @@ class Allowlist:
         """Append `rule` under `section` of the scope; False when it was there already."""
         key = None if project is None else project_key(project)
         with self._locked() as text:
-            state = self._parsed(text)
-            expected = _texts(state)
-            listed = expected.setdefault((key or "", section), [])
-            if rule.text in listed:
+            state, root = self._parsed(text)
+            if rule.text in _texts(state).get((key or "", section), []):
                 return False
-            listed.append(rule.text)
-            self._write(insert_rule(text, section, rule, key), expected)
+            new = insert_rule(text, section, rule, key, root)
+            expected = list_values(root)
+            expected.setdefault((key or "", section), []).append(rule.to_yaml())
+            # Checked by value, not by parsing every rule again: linear and cheap on big files.
+            self._land(new, list_values(compose_text(new)) == expected)
         return True
 
     def remove(self, rule_text: str, project: ProjectPath = None) -> bool:
         """Remove every rule written as `rule_text` from the scope; False when there was none."""
         key = "" if project is None else project_key(project)
         with self._locked() as text:
-            state = self._parsed(text)
+            state, _ = self._parsed(text)
             before = _texts(state)
             expected = {k: [t for t in v if not (k[0] == key and t == rule_text)]
                         for k, v in before.items()}
             if expected == before:
                 return False
-            self._write(delete_rule(text, rule_text, key or None), expected)
+            new = delete_rule(text, rule_text, key or None)
+            self._land(new, _nonempty(_texts(parse_state(new, self.path))) == _nonempty(expected))
         return True
 
-    def _parsed(self, text: str) -> AllowlistState:
-        state = parse_state(text, self.path)
+    def _parsed(self, text: str) -> tuple[AllowlistState, yaml.Node | None]:
+        state, root = _parse(text, self.path)
         if state.errors:
             raise AllowlistError(f"{state.errors[0]}; not changing the file until it is fixed")
-        return state
+        return state, root
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[str]:
@@ -153,8 +157,8 @@ class Allowlist:
         except ConfigError as exc:
             raise AllowlistError(f"{exc}; not changing the file") from None
 
-    def _write(self, new: str, expected: dict[tuple[str, str], list[str]]) -> None:
-        if _nonempty(_texts(parse_state(new, self.path))) != _nonempty(expected):
+    def _land(self, new: str, as_intended: bool) -> None:
+        if not as_intended:
             # Our own edit did not give exactly the rules intended: refuse, lose nothing.
             raise AllowlistError(f"{self.path}: could not update the file safely")
         target = self.target()
@@ -217,21 +221,25 @@ def read_state(path: Path) -> AllowlistState:
 
 def parse_state(text: str, path: Path) -> AllowlistState:
     """The rules in `text`, each error with file and line; never raises."""
+    return _parse(text, path)[0]
+
+
+def _parse(text: str, path: Path) -> tuple[AllowlistState, yaml.Node | None]:
     try:
         root = compose(text, path)
     except ConfigError as exc:
-        return AllowlistState(errors=(str(exc),), deny_complete=False)
+        return AllowlistState(errors=(str(exc),), deny_complete=False), None
     if root is None:
-        return AllowlistState()
+        return AllowlistState(), None
     if not isinstance(root, yaml.MappingNode):
         return AllowlistState(errors=(f"{path}:{line_of(root)}: the file must be a mapping "
                                       f"with 'allow:', 'deny:', 'ask:' and 'projects:'",),
-                              deny_complete=False)
+                              deny_complete=False), root
     reader = _StateReader(path)
     found, complete = reader.lists(root, "", SECTIONS + (PROJECTS,))
     return AllowlistState(tuple(found["allow"]), tuple(found["deny"]), tuple(reader.errors),
                           reader.complete and complete, tuple(found["ask"]),
-                          tuple(reader.projects))
+                          tuple(reader.projects)), root
 
 
 class _StateReader:
@@ -307,12 +315,19 @@ class _StateReader:
         for item in node.value:
             origin = f"{self.path}:{line_of(item)}"
             try:
-                rules.append(parse_rule(plain(item, self.path, section), origin))
+                rules.append(parse_rule(_value(item, self.path, section), origin))
             except RuleError as exc:
                 self.errors.append(str(exc))
             except ConfigError as exc:
                 self.errors.append(str(exc))
         return rules
+
+
+def _value(node: yaml.Node, path: Path, section: str) -> object:
+    """A rule's plain value; most are plain strings, read without the general walk."""
+    if isinstance(node, yaml.ScalarNode) and node.tag == STD + "str":
+        return node.value
+    return plain(node, path, section)
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:

@@ -41,15 +41,46 @@ def rule_yaml(rule: Rule) -> str:
     return dumped.strip()[1:-1]
 
 
-def insert_rule(text: str, section: str, rule: Rule, project: ProjectPath = None) -> str:
-    """`text` with `rule` appended to `section` of the scope, everything else unchanged."""
+def insert_rule(text: str, section: str, rule: Rule, project: ProjectPath = None,
+                root: yaml.Node | None = None) -> str:
+    """`text` with `rule` appended to `section` of the scope, everything else unchanged.
+
+    `root` is `text` already composed, when the caller has it.
+    """
     keys = [section] if project is None else [PROJECTS, project, section]
     if not text.strip():
         return (text or HEADER) + _block(keys, rule, 0)
-    root = _compose(text)
+    root = root if root is not None else _compose(text)
     if not isinstance(root, yaml.MappingNode):  # only comments so far
         return _at_end(text, _block(keys, rule, 0))
     return _Inserter(text, rule).into(root, None, keys, top=True)
+
+
+def list_values(root: yaml.Node | None) -> dict[tuple[str, str], list[object]]:
+    """Every rule list's plain values by (project key or "", section): the file's meaning.
+
+    Comparing this before and after an edit proves the edit added exactly one
+    rule where it was meant to go, without parsing every rule again.
+    """
+    if root is None:
+        return {}
+    out: dict[tuple[str, str], list[object]] = {}
+    scopes = [("", root)] + [
+        (project_key(str(key.value)), value) for _, projects in _children(root, PROJECTS)
+        if isinstance(projects, yaml.MappingNode) for key, value in projects.value
+        if isinstance(key, yaml.ScalarNode)]
+    for scope, node in scopes:
+        for section in SECTIONS:
+            for _, items in _children(node, section):
+                if isinstance(items, yaml.SequenceNode):
+                    out.setdefault((scope, section), []).extend(
+                        plain(item, "allowlist") for item in items.value)
+    return {k: v for k, v in out.items() if v}
+
+
+def compose_text(text: str) -> yaml.Node | None:
+    """The node tree of an allowlist's text; AllowlistError when it does not parse."""
+    return _compose(text)
 
 
 def _compose(text: str) -> yaml.Node | None:
