@@ -209,10 +209,10 @@ def test_config_shows_each_setting_and_its_file(cli: CLI, ws: Path) -> None:
     rows = {line.split()[0]: line for line in run.out.splitlines() if line.strip()}
     assert "gpt-x" in rows["llm.model"] and f"{user / 'agent.yml'}:2" in rows["llm.model"]
     assert "manual" in rows["toolConfirmation.autonomy"] and \
-        "agent.yml:2" in rows["toolConfirmation.autonomy"]
+        "./agent.yml:2" in rows["toolConfirmation.autonomy"]
     assert "default" in rows["tools.bashTimeout"]
     assert "(set)" in rows["llm.apiKey"] and "sk-literal-secret" not in run.out
-    assert "agent.yml:4: ignored" in rows["permissions.allow"]
+    assert "./agent.yml:4 ignored: not trusted" in rows["permissions.allow"]
 
 
 def test_trust_without_a_project_file(cli: CLI) -> None:

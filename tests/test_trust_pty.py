@@ -63,3 +63,14 @@ def test_answering_no_keeps_the_settings_ignored_and_is_remembered(ws: Path,
     child.expect_exact("toolConfirmation.mode ignored")  # still said, no longer asked
     assert quit_repl(child) == 0
     assert QUESTION not in log.getvalue()
+
+
+def test_slash_config_shows_where_each_setting_comes_from(ws: Path, tmp_path: Path) -> None:
+    (ws / "agent.yml").write_text("toolConfirmation:\n  autonomy: manual\n")
+    child, log = spawn(tmp_path)
+    child.expect_exact("›")
+    child.send("/config\r")
+    child.expect_exact("toolConfirmation.autonomy")
+    child.expect_exact("manual")
+    child.expect_exact("./agent.yml:2")
+    assert quit_repl(child) == 0
