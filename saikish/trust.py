@@ -86,7 +86,9 @@ def digest(data: bytes) -> str:
 
 
 def _key(file: Path) -> str:
-    return os.path.realpath(file)
+    # Where the file is found, not where a link points: another repository's agent.yml
+    # linking to a trusted file must not inherit that trust.
+    return os.path.abspath(file)
 
 
 # -- applying trust to the layered config ---------------------------------------------
@@ -120,7 +122,7 @@ def load_config_trusted(explicit: str | None, cwd: Path,
 
 def trust_question(config: Config, project: Layer) -> str:
     """What the person is shown before being asked to trust a project's agent.yml."""
-    lines = [f"This workspace has its own agent.yml: {project.path}",
+    lines = [f"This workspace has its own agent.yml: {inert(str(project.path))}",
              "Until you trust it, saikish ignores these settings in it:"]
     for item in config.ignored:
         line = item.origin.rpartition(":")[2]

@@ -224,3 +224,14 @@ def test_naming_the_projects_own_file_with_config_trusts_it(ws: Path) -> None:
     (ws / "agent.yml").write_text("permissions:\n  allow: [Bash(make *)]\n")
     config = load_config_trusted("agent.yml", ws)
     assert [r.text for r in config.allow] == ["Bash(make *)"] and not config.ignored
+
+
+def test_a_link_to_a_trusted_file_is_not_trusted(ws: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "agent.yml").write_text("permissions:\n  allow: [Bash(make *)]\n")
+    store = TrustStore(tmp_path / "t.json")
+    assert load_config_trusted(None, other, lambda c, layer: True, store).allow
+    (ws / "agent.yml").symlink_to(other / "agent.yml")
+    config = load_config_trusted(None, ws, None, store)
+    assert config.allow == () and config.ignored[0].key == "permissions.allow"
