@@ -81,7 +81,7 @@ class Layer:
 
 def read_layer(path: Path, kind: str) -> Layer:
     """Read and validate one agent.yml."""
-    text = read_text(path)
+    text = read_text(path, limit=1 << 20)  # no real agent.yml is near 1 MB
     root = compose(text, path)
     settings = {} if root is None else _Reader(path).settings(root)
     return Layer(path, kind, settings, text.encode("utf-8"))

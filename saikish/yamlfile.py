@@ -9,6 +9,7 @@ and alias bombs each become one clear error instead of an exception.
 from __future__ import annotations
 
 import math
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +24,24 @@ MAX_DEPTH = 40  # nesting deeper than any real config: refused, not recursed int
 MAX_NODES = 10_000  # per plain value: aliases cannot multiply one small file into gigabytes
 
 
-def read_text(path: Path) -> str:
-    """The file's text; ConfigError naming the file (and the line, for bad UTF-8)."""
+def read_text(path: Path, limit: int = 64 << 20) -> str:
+    """The file's text; ConfigError naming the file (and the line, for bad UTF-8).
+
+    Only a regular file is read, and at most `limit` bytes: a repository's
+    agent.yml linked to /dev/zero or a FIFO must not hang or fill memory.
+    """
     try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise ConfigError("is a directory, not a file", path) from None
+        mode = path.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise ConfigError("is a directory, not a file", path)
+        if not stat.S_ISREG(mode):
+            raise ConfigError("is not a regular file", path)
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror or exc}", path) from None
+    if len(data) > limit:
+        raise ConfigError(f"is larger than {limit >> 20} MB", path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

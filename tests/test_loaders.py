@@ -143,3 +143,20 @@ def test_an_allowlist_broken_mid_session_is_said_once_at_the_next_call(
     assert run.code == 0 and path.read_text() == "allow: [\n"
     assert run.err.count("YAML syntax error") == 1, run.err  # said once, at the next call
     assert json.loads(run.out)["warnings"][0].startswith(f"{path}:2: YAML syntax error")
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "fifo"])
+def test_an_agent_yml_that_is_no_regular_file_is_refused_not_read(cli: CLI, ws: Path,
+                                                                  target: str) -> None:
+    if target == "fifo":
+        os.mkfifo(ws / "fifo")  # reading it would wait forever
+        target = str(ws / "fifo")
+    (ws / "agent.yml").symlink_to(target)
+    run = cli("config")
+    assert (run.code, run.err) == (2, f"saikish: {ws / 'agent.yml'}: is not a regular file\n")
+
+
+def test_a_huge_agent_yml_is_refused(cli: CLI, ws: Path) -> None:
+    (ws / "agent.yml").write_text("# padding\n" * 200_000)
+    run = cli("config")
+    assert (run.code, run.err) == (2, f"saikish: {ws / 'agent.yml'}: is larger than 1 MB\n")
