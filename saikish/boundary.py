@@ -93,9 +93,10 @@ def proposal_glob(path: str, workspace: str, concern: str) -> str:
     full, root = resolve(path, workspace), os.path.realpath(workspace)
     if concern == SECRET:
         return os.path.relpath(full, root) if inside(path, workspace) else full
-    if os.path.isdir(full):
-        return full
-    return os.path.dirname(full).rstrip(os.sep) + "/**"
+    directory = os.path.dirname(full)
+    if os.path.isdir(full) or directory in ("/", os.path.expanduser("~")):
+        return full  # "/**" or "~/**" would hand over the whole machine or home
+    return directory.rstrip(os.sep) + "/**"
 
 
 def covers(glob: str, concern: str) -> bool:

@@ -105,6 +105,15 @@ def test_reads_across_the_boundary_are_asked_even_under_full_auto(
         assert found.proposed_rules == (proposed,)
 
 
+@pytest.mark.parametrize(("path", "glob"), [
+    ("/etc/hosts", "/etc/**"), ("/etc", "/etc"), ("/vmlinuz", "/vmlinuz"),
+    ("~/notes.txt", os.path.expanduser("~/notes.txt")),
+    ("~/src/x.py", os.path.expanduser("~/src") + "/**"),
+])
+def test_always_never_offers_the_whole_machine_or_home(path: str, glob: str) -> None:
+    assert boundary.proposal_glob(path, WS, boundary.OUTSIDE) == glob
+
+
 def test_the_proposed_directory_rule_then_allows_that_directory_only() -> None:
     rule = decide(call("read_file", path="/etc/hosts"), ctx()).proposed_rules[0]
     allowed = ctx(allow=(rule,))
