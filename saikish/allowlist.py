@@ -1,10 +1,14 @@
-"""The hand-edited allowlist file (SPEC 4.5): read with line numbers, append, remove, lock.
+"""The hand-edited allowlist file (docs/SPEC.md §4.5): read with line numbers, append, remove, lock.
 
-Rules are added and removed as *text*, at the place the YAML parser says
-the list is, so a person's comments, order and formatting survive. Every
-write is checked by parsing the result, done under a lock file, and lands by
-rename: concurrent sessions never lose each other's rules, and a crash never
-leaves half a file. A file that does not parse is never written.
+The file has global lists (`allow`, `deny`, `ask`) and one section per
+project under `projects:`, keyed by the project's absolute path; it lives in
+the person's config dir, never in a repository, so a clone cannot plant
+rules. Rules are added and removed as *text*, at the place the YAML parser
+says the list is, so a person's comments, order and formatting survive.
+Every write is checked by parsing the result, done under a lock file, and
+lands by rename (through a symlink, onto the file it points at): concurrent
+sessions never lose each other's rules, and a crash never leaves half a
+file. A file that does not parse is never written.
 """
 
 from __future__ import annotations
@@ -16,20 +20,42 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import yaml
 
-from saikish.config import yaml_problem
-from saikish.errors import RuleError, SaikishError
+from saikish.allowlist_text import (
+    HEADER,
+    PROJECTS,
+    SECTIONS,
+    AllowlistError,
+    ProjectPath,
+    compose_text,
+    delete_rule,
+    insert_rule,
+    list_values,
+    project_key,
+    rule_yaml,
+    same_dir,
+)
+from saikish.errors import ConfigError, RuleError
 from saikish.rules import Rule, parse_rule
+from saikish.yamlfile import STD, check_tag, compose, is_null, line_of, plain, read_text
 
-HEADER = "# saikish allowlist: rules here apply to every session.\n"
-SECTIONS = ("allow", "deny")
+__all__ = ["HEADER", "Allowlist", "AllowlistError", "AllowlistState", "ProjectRules",
+           "delete_rule", "insert_rule", "parse_state", "project_key", "read_state",
+           "rule_yaml", "same_dir"]
 
+@dataclass(frozen=True)
+class ProjectRules:
+    """One `projects:` section: the rules for one workspace."""
 
-class AllowlistError(SaikishError):
-    """The allowlist file cannot be changed (it does not parse, or a write failed)."""
+    path: str
+    line: int
+    allow: tuple[Rule, ...] = ()
+    deny: tuple[Rule, ...] = ()
+    ask: tuple[Rule, ...] = ()
+    # False when part of its deny or ask list could not be read.
+    complete: bool = True
 
 
 @dataclass(frozen=True)
@@ -39,8 +65,18 @@ class AllowlistState:
     allow: tuple[Rule, ...] = ()
     deny: tuple[Rule, ...] = ()
     errors: tuple[str, ...] = ()
-    # False when part of the deny list could not be read: allow nothing on trust.
+    # False when part of a deny or ask list could not be read: allow nothing on trust.
     deny_complete: bool = True
+    ask: tuple[Rule, ...] = ()
+    projects: tuple[ProjectRules, ...] = ()
+
+    def project(self, workspace: str) -> ProjectRules:
+        """The rules of the project at `workspace` (every section naming it, merged)."""
+        found = [p for p in self.projects if same_dir(p.path, workspace)]
+        return ProjectRules(
+            project_key(workspace), found[0].line if found else 0,
+            tuple(r for p in found for r in p.allow), tuple(r for p in found for r in p.deny),
+            tuple(r for p in found for r in p.ask), all(p.complete for p in found))
 
 
 class Allowlist:
@@ -54,126 +90,244 @@ class Allowlist:
     def current(self) -> AllowlistState:
         """The file's rules as they are now (hand edits apply to the next call)."""
         stamp = _stamp(self.path)
-        if stamp != self._stamp:
+        if stamp != self._stamp or stamp is None:
             self._state = read_state(self.path)
             self._stamp = stamp
         return self._state
 
-    def add(self, rule: Rule, section: str = "allow") -> bool:
-        """Append `rule` under `section`; False when it was there already."""
+    def add(self, rule: Rule, section: str = "allow", project: ProjectPath = None) -> bool:
+        """Append `rule` under `section` of the scope; False when it was there already."""
+        key = None if project is None else project_key(project)
         with self._locked() as text:
-            state = parse_state(text, self.path)
-            if state.errors:
-                raise AllowlistError(f"{state.errors[0]}; not changing the file until it is fixed")
-            if rule.text in {r.text for r in getattr(state, section)}:
+            state, root = self._parsed(text)
+            if rule.text in _texts(state).get((key or "", section), []):
                 return False
-            expected = _texts(state)
-            expected[section].append(rule.text)
-            self._write(insert_rule(text, section, rule), expected)
+            new = insert_rule(text, section, rule, key, root)
+            expected = list_values(root)
+            expected.setdefault((key or "", section), []).append(rule.to_yaml())
+            # Checked by value, not by parsing every rule again: linear and cheap on big files.
+            self._land(new, list_values(compose_text(new)) == expected)
         return True
 
-    def remove(self, rule_text: str) -> bool:
-        """Remove every rule written as `rule_text`; False when there was none."""
+    def remove(self, rule_text: str, project: ProjectPath = None) -> bool:
+        """Remove every rule written as `rule_text` from the scope; False when there was none."""
+        key = "" if project is None else project_key(project)
         with self._locked() as text:
-            state = parse_state(text, self.path)
-            if state.errors:
-                raise AllowlistError(f"{state.errors[0]}; not changing the file until it is fixed")
-            expected = {k: [t for t in v if t != rule_text] for k, v in _texts(state).items()}
-            if expected == _texts(state):
+            state, _ = self._parsed(text)
+            before = _texts(state)
+            expected = {k: [t for t in v if not (k[0] == key and t == rule_text)]
+                        for k, v in before.items()}
+            if expected == before:
                 return False
-            self._write(delete_rule(text, rule_text), expected)
+            new = delete_rule(text, rule_text, key or None)
+            self._land(new, _nonempty(_texts(parse_state(new, self.path))) == _nonempty(expected))
         return True
+
+    def _parsed(self, text: str) -> tuple[AllowlistState, yaml.Node | None]:
+        state, root = _parse(text, self.path)
+        if state.errors:
+            raise AllowlistError(f"{state.errors[0]}; not changing the file until it is fixed")
+        return state, root
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[str]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        lock = self.path.with_name(self.path.name + ".lock")
-        with open(lock, "a") as handle:
+        target = self.target()
+        lock = target.with_name(target.name + ".lock")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(lock, "a")  # noqa: SIM115 - held across the yield
+        except OSError as exc:
+            raise AllowlistError(f"{self.path}: cannot lock: {exc.strerror or exc}") from None
+        with handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
-                yield self.path.read_text(encoding="utf-8") if self.path.exists() else ""
+                yield self._text(target)
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    def _write(self, new: str, expected: dict[str, list[str]]) -> None:
-        if _texts(parse_state(new, self.path)) != expected:
+    def target(self) -> Path:
+        """The file really written: a symlinked allowlist is edited where it points."""
+        return Path(os.path.realpath(self.path))
+
+    def _text(self, target: Path) -> str:
+        if not target.exists() and not target.is_symlink():
+            return ""
+        try:
+            return read_text(target)
+        except ConfigError as exc:
+            raise AllowlistError(f"{exc}; not changing the file") from None
+
+    def _land(self, new: str, as_intended: bool) -> None:
+        if not as_intended:
             # Our own edit did not give exactly the rules intended: refuse, lose nothing.
             raise AllowlistError(f"{self.path}: could not update the file safely")
-        fd, tmp = tempfile.mkstemp(prefix=".allowlist.", dir=self.path.parent)
+        target = self.target()
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(new)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+            _replace(target, new)
+        except OSError as exc:
+            raise AllowlistError(f"{self.path}: cannot write: {exc.strerror or exc}; "
+                                 f"the file is unchanged") from None
         self._stamp = None
 
 
-def _texts(state: AllowlistState) -> dict[str, list[str]]:
-    return {"allow": [r.text for r in state.allow], "deny": [r.text for r in state.deny]}
+def _replace(target: Path, new: str) -> None:
+    """Write `new` beside `target` and rename it over, keeping the file's mode."""
+    mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(prefix=".allowlist.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(new)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _texts(state: AllowlistState) -> dict[tuple[str, str], list[str]]:
+    """Every rule text by (scope, section); scope "" is global."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for section in SECTIONS:
+        out[("", section)] = [r.text for r in getattr(state, section)]
+    for project in state.projects:
+        for section in SECTIONS:
+            key = (project_key(project.path), section)
+            out.setdefault(key, []).extend(r.text for r in getattr(project, section))
+    return out
+
+
+def _nonempty(texts: dict[tuple[str, str], list[str]]) -> dict[tuple[str, str], list[str]]:
+    return {k: v for k, v in texts.items() if v}
 
 
 def read_state(path: Path) -> AllowlistState:
     """Parse the file at `path`; a missing file has no rules and no errors."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         return AllowlistState()
-    except (OSError, UnicodeDecodeError) as exc:
-        return AllowlistState(errors=(f"{path}: cannot read: {exc}",), deny_complete=False)
+    try:
+        text = read_text(path)
+    except ConfigError as exc:
+        return AllowlistState(errors=(str(exc),), deny_complete=False)
     return parse_state(text, path)
 
 
 def parse_state(text: str, path: Path) -> AllowlistState:
     """The rules in `text`, each error with file and line; never raises."""
+    return _parse(text, path)[0]
+
+
+def _parse(text: str, path: Path) -> tuple[AllowlistState, yaml.Node | None]:
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        line, problem = yaml_problem(exc)
-        where = f"{path}:{line}" if line else str(path)
-        return AllowlistState(errors=(f"{where}: {problem}",), deny_complete=False)
+        root = compose(text, path)
+    except ConfigError as exc:
+        return AllowlistState(errors=(str(exc),), deny_complete=False), None
     if root is None:
-        return AllowlistState()
+        return AllowlistState(), None
     if not isinstance(root, yaml.MappingNode):
-        return AllowlistState(errors=(f"{path}:{root.start_mark.line + 1}: the file must be a "
-                                      f"mapping with 'allow:' and 'deny:' lists",),
-                              deny_complete=False)
-    found: dict[str, list[Rule]] = {"allow": [], "deny": []}
-    errors: list[str] = []
-    deny_complete = True
-    for key, value in root.value:
-        where = f"{path}:{key.start_mark.line + 1}"
-        if key.value not in SECTIONS:
-            errors.append(f"{where}: unknown key '{key.value}'; allowed: allow, deny")
-            continue
-        rules, problems = _rules(value, path, key.value)
-        found[key.value].extend(rules)
-        errors.extend(problems)
-        deny_complete &= not (problems and key.value == "deny")
-    return AllowlistState(tuple(found["allow"]), tuple(found["deny"]), tuple(errors),
-                          deny_complete)
+        return AllowlistState(errors=(f"{path}:{line_of(root)}: the file must be a mapping "
+                                      f"with 'allow:', 'deny:', 'ask:' and 'projects:'",),
+                              deny_complete=False), root
+    reader = _StateReader(path)
+    found, complete = reader.lists(root, "", SECTIONS + (PROJECTS,))
+    return AllowlistState(tuple(found["allow"]), tuple(found["deny"]), tuple(reader.errors),
+                          reader.complete and complete, tuple(found["ask"]),
+                          tuple(reader.projects)), root
 
 
-def _rules(node: yaml.Node, path: Path, section: str) -> tuple[list[Rule], list[str]]:
-    if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null"):
-        return [], []
-    if not isinstance(node, yaml.SequenceNode):
-        return [], [f"{path}:{node.start_mark.line + 1}: '{section}' must be a list of rules"]
-    rules, errors = [], []
-    for item in node.value:
-        origin = f"{path}:{item.start_mark.line + 1}"
+class _StateReader:
+    """Collects rules and errors from one parsed file; never raises."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.errors: list[str] = []
+        self.complete = True
+        self.projects: list[ProjectRules] = []
+
+    def error(self, node: yaml.Node, message: str) -> None:
+        self.errors.append(f"{self.path}:{line_of(node)}: {message}")
+
+    def lists(self, node: yaml.MappingNode, where: str,
+              allowed: tuple[str, ...]) -> tuple[dict[str, list[Rule]], bool]:
+        """The rule lists of one scope's mapping, and whether its deny/ask lists are whole."""
+        found: dict[str, list[Rule]] = {name: [] for name in SECTIONS}
+        complete = True
+        for key, value in node.value:
+            name = key.value if isinstance(key, yaml.ScalarNode) else None
+            if name not in allowed:
+                shown = name if name is not None else "(a list or mapping)"
+                self.error(key, f"unknown key '{shown}'{where}; allowed: {', '.join(allowed)}")
+                complete = False
+                continue
+            if name == PROJECTS:
+                self.read_projects(value)
+                continue
+            before = len(self.errors)
+            found[str(name)].extend(self.rules(value, str(name)))
+            if len(self.errors) > before and name in ("deny", "ask"):
+                complete = False
+        return found, complete
+
+    def read_projects(self, node: yaml.Node) -> None:
+        if is_null(node):
+            return
+        if not isinstance(node, yaml.MappingNode):
+            self.error(node, "'projects' maps absolute workspace paths to their rules")
+            self.complete = False  # whose deny rules were meant is unknown: fail closed
+            return
+        for key, value in node.value:
+            written = key.value if isinstance(key, yaml.ScalarNode) else None
+            if not isinstance(written, str) or not os.path.isabs(os.path.expanduser(written)):
+                self.error(key, "a project is named by its absolute path, e.g. /home/me/app")
+                self.complete = False
+                continue
+            if is_null(value):
+                self.projects.append(ProjectRules(written, line_of(key)))
+                continue
+            if not isinstance(value, yaml.MappingNode):
+                self.error(value, f"project {written}: must map allow/deny/ask to rule lists")
+                self.complete = False
+                continue
+            found, complete = self.lists(value, f" in project {written}", SECTIONS)
+            self.projects.append(ProjectRules(
+                written, line_of(key), tuple(found["allow"]), tuple(found["deny"]),
+                tuple(found["ask"]), complete))
+
+    def rules(self, node: yaml.Node, section: str) -> list[Rule]:
+        if is_null(node):
+            return []
+        if not isinstance(node, yaml.SequenceNode):
+            self.error(node, f"'{section}' must be a list of rules")
+            return []
         try:
-            rules.append(parse_rule(_load(item), origin))
-        except RuleError as exc:
-            errors.append(str(exc))
-    return rules, errors
+            check_tag(node, self.path, section)
+        except ConfigError as exc:
+            self.errors.append(str(exc))
+            return []
+        rules = []
+        for item in node.value:
+            origin = f"{self.path}:{line_of(item)}"
+            try:
+                rules.append(parse_rule(_value(item, self.path, section), origin))
+            except RuleError as exc:
+                self.errors.append(str(exc))
+            except ConfigError as exc:
+                self.errors.append(str(exc))
+        return rules
 
 
-def _load(node: yaml.Node) -> Any:
-    return yaml.safe_load(yaml.serialize(node))
+def _value(node: yaml.Node, path: Path, section: str) -> object:
+    """A rule's plain value; most are plain strings, read without the general walk."""
+    if isinstance(node, yaml.ScalarNode) and node.tag == STD + "str":
+        return node.value
+    return plain(node, path, section)
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
@@ -182,90 +336,3 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return st.st_mtime_ns, st.st_size, st.st_ino
-
-
-# -- text edits -------------------------------------------------------------------
-
-def rule_yaml(rule: Rule) -> str:
-    """The rule as one line of YAML (a flow item)."""
-    dumped = yaml.safe_dump([rule.to_yaml()], default_flow_style=True, width=10_000)
-    return dumped.strip()[1:-1]
-
-
-def insert_rule(text: str, section: str, rule: Rule) -> str:
-    """`text` with `rule` appended to the `section` list, everything else unchanged."""
-    item = rule_yaml(rule)
-    if not text.strip():
-        return (text or HEADER) + f"{section}:\n  - {item}\n"
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
-    value = _section(root, section)
-    if value is None:  # no such key yet: add it at the end
-        return text + ("" if text.endswith("\n") else "\n") + f"{section}:\n  - {item}\n"
-    key, node = value
-    if isinstance(node, yaml.SequenceNode) and node.flow_style:
-        inner = text[node.start_mark.index + 1:node.end_mark.index - 1].strip()
-        flow = f"[{inner}, {item}]" if inner else f"[{item}]"
-        return text[:node.start_mark.index] + flow + text[node.end_mark.index:]
-    lines = text.splitlines(keepends=True)
-    if isinstance(node, yaml.SequenceNode) and node.value:
-        first, last = node.value[0], node.value[-1]
-        dash = lines[first.start_mark.line][:first.start_mark.column].rstrip()
-        indent = " " * (len(dash) - 1)
-        end_line = _last_line(last)
-    else:  # 'allow:' with nothing after it
-        indent = " " * (key.start_mark.column + 2)
-        end_line = key.start_mark.line
-    if end_line < len(lines) and not lines[end_line].endswith("\n"):
-        lines[end_line] += "\n"
-    lines.insert(end_line + 1, f"{indent}- {item}\n")
-    return "".join(lines)
-
-
-def delete_rule(text: str, rule_text: str) -> str:
-    """`text` without the list items whose rule is `rule_text`."""
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
-    lines = text.splitlines(keepends=True)
-    drop: set[int] = set()
-    for section in SECTIONS:
-        found = _section(root, section)
-        if found is None or not isinstance(found[1], yaml.SequenceNode):
-            continue
-        node = found[1]
-        keep = [item for item in node.value if _text(item) != rule_text]
-        if len(keep) == len(node.value):
-            continue
-        if node.flow_style:
-            flow = yaml.safe_dump([_load(i) for i in keep], default_flow_style=True,
-                                  width=10_000).strip()
-            return delete_rule(text[:node.start_mark.index] + flow +
-                               text[node.end_mark.index:], rule_text)
-        for item in node.value:
-            if item not in keep:
-                drop.update(range(item.start_mark.line, _last_line(item) + 1))
-    return "".join(line for n, line in enumerate(lines) if n not in drop)
-
-
-def _last_line(node: yaml.Node) -> int:
-    """The line a node's own text ends on (a block node's end mark is the next token)."""
-    if isinstance(node, yaml.MappingNode) and not node.flow_style and node.value:
-        return _last_line(node.value[-1][1])
-    if isinstance(node, yaml.SequenceNode) and not node.flow_style and node.value:
-        return _last_line(node.value[-1])
-    end = node.end_mark
-    return end.line if end.column > 0 else end.line - 1
-
-
-def _text(node: yaml.Node) -> str | None:
-    try:
-        return parse_rule(_load(node)).text
-    except RuleError:
-        return None
-
-
-def _section(root: yaml.Node | None, section: str) -> tuple[yaml.Node, yaml.Node] | None:
-    if not isinstance(root, yaml.MappingNode):
-        return None
-    for key, value in root.value:
-        if key.value == section:
-            return key, value
-    return None

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from saikish.session import Session
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
-SUBCOMMANDS = ("check", "allowlist", "audit")
+SUBCOMMANDS = ("check", "allowlist", "audit", "config", "trust")
 AUTONOMY_LEVELS = ("full-auto", "supervised", "cautious", "manual")
 SANDBOX_MODES = ("auto", "workspace-write", "read-only", "off")
 
@@ -91,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="saikish",
         description="An interactive terminal agent shell that asks before anything changes.",
-        epilog="subcommands: saikish check | allowlist | audit  (saikish check --help)")
+        epilog="subcommands: saikish check | allowlist | audit | config | trust  "
+               "(saikish check --help)")
     parser.add_argument("-p", "--prompt", metavar="PROMPT",
                         help="one-shot: run to completion, print the answer, exit ('-' = stdin)")
     parser.add_argument("-m", "--model", metavar="PROVIDER:MODEL",
@@ -131,10 +132,13 @@ def run(args: argparse.Namespace, io: Streams) -> int:
     """Load the config, pick the model, and run one-shot or the REPL."""
     from pathlib import Path
 
-    from saikish.config import find_config, load_config
     from saikish.models import parse_spec
+    from saikish.trust import ask_on, load_config_trusted
 
-    config = load_config(find_config(args.config, Path.cwd()))
+    # Only the REPL asks to trust a project's agent.yml; -p warns and ignores (SPEC 4.8).
+    repl = args.prompt is None and io.interactive()
+    config = load_config_trusted(args.config, Path.cwd(), ask_on(io.stdin, io.stdout)
+                                 if repl else None)
     spec = parse_spec(args.model, config)
     workspace = Path.cwd()
     demo_root = None
@@ -143,7 +147,11 @@ def run(args: argparse.Namespace, io: Streams) -> int:
 
         demo_root = workspace = make_workspace()  # never touch the directory we started in
     try:
-        session = make_session(args, config, str(workspace))
+        session = make_session(args, config, str(workspace), demo=demo_root is not None)
+        # Once, before anything runs (SPEC 4.8); the REPL's banner shows the allowlist's.
+        for warning in session.fresh_warnings():
+            if not repl or warning in config.warnings():
+                print(f"saikish: {warning}", file=io.stderr)
         if args.prompt is not None:
             return one_shot(args, config, spec, session, io)
         if not io.interactive():
@@ -160,7 +168,8 @@ def run(args: argparse.Namespace, io: Streams) -> int:
             remove_workspace(demo_root)
 
 
-def make_session(args: argparse.Namespace, config: Config, workspace: str) -> Session:
+def make_session(args: argparse.Namespace, config: Config, workspace: str,
+                 demo: bool = False) -> Session:
     """The Session for this run: mode and autonomy from flags over agent.yml."""
     from saikish import paths
     from saikish.allowlist import Allowlist
@@ -177,10 +186,11 @@ def make_session(args: argparse.Namespace, config: Config, workspace: str) -> Se
     autonomy = Autonomy(args.autonomy) if args.autonomy else config.confirmation.autonomy
     session = Session(config, workspace, mode, autonomy,
                       allowlist=Allowlist(paths.allowlist_path()),
-                      persist_always=config.confirmation.storage == "storage")
+                      persist_always=config.confirmation.storage == "storage",
+                      memory_only="demo: 'always' is kept in memory, never saved" if demo else "")
     session.audit = AuditLog(paths.state_dir() / "audit.jsonl", session.id)
     session.sandbox = start_sandbox(
-        SandboxMode(args.sandbox) if args.sandbox else config.sandbox, workspace)
+        SandboxMode(args.sandbox or config.sandbox), workspace)
     return session
 
 
@@ -208,7 +218,7 @@ def build_agent(config: Config, spec: ModelSpec, session: Session, io: Streams,
 
         approver = TerminalApprover(console, timeout_s)
     run_context = RunContext(session.workspace, config.tools.output_limit,
-                             config.tools.bash_timeout)
+                             config.tools.bash_timeout, secrets=config.secrets())
     executor = Executor(session, tools, approver, ConsoleReporter(console, show_results),
                         run_context)
     return Agent(load_model(spec, config), executor, list(tools.values()),
@@ -230,7 +240,8 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
     if args.output_format == "json":
         import json
 
-        print(json.dumps(result_json(result), ensure_ascii=False), file=io.stdout)
+        print(json.dumps(result_json(result, session.warnings()), ensure_ascii=False),
+              file=io.stdout)
     elif result.text:
         print(result.text, file=io.stdout)
     if result.message:
@@ -248,9 +259,10 @@ def exit_code(result: RunResult) -> int:
             MAX_ITERATIONS: EXIT_FAILURE}[result.exit_reason]
 
 
-def result_json(result: RunResult) -> dict[str, Any]:
-    """The object `--output-format json` prints (SPEC 8)."""
+def result_json(result: RunResult, warnings: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The object `--output-format json` prints (SPEC 8, 4.8: with the run's warnings)."""
     return {
+        "warnings": list(warnings),
         "result": result.text,
         "exit_reason": result.exit_reason,
         "calls": [{

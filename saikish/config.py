@@ -1,8 +1,14 @@
-"""agent.yml -> a frozen Config (SPEC 2). Every error names the file, line and key."""
+"""Layered agent.yml -> a frozen Config (docs/SPEC.md §2, §4.8). Errors name file, line, key.
+
+Layers, later over earlier: built-in defaults, the user's `<config dir>/agent.yml`,
+the workspace's `./agent.yml` (the project's: it may only tighten until the
+person trusts it), and `--config PATH` (named by the person, so trusted).
+Each setting remembers the file and line it came from, so `saikish config`
+can say where every value is set.
+"""
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -13,14 +19,24 @@ from typing import Any
 import yaml
 
 from saikish import paths
-from saikish.errors import ConfigError, RuleError
-from saikish.rules import Rule, parse_rule
-from saikish.tools.sandbox import MODES as SANDBOX_MODES
-from saikish.tools.sandbox import SandboxMode
+from saikish.config_file import (
+    OPAQUE,
+    PROVIDERS,
+    RULE_LISTS,
+    SCALARS,
+    Layer,
+    Setting,
+    read_layer,
+)
+from saikish.errors import ConfigError
+from saikish.rules import Rule
 from saikish.types import Autonomy, Mode
+from saikish.yamlfile import yaml_problem
 
-PROVIDERS = ("openai", "anthropic", "ollama", "script", "demo")
-STORAGES = ("storage", "memory")
+__all__ = ["PROVIDERS", "SCALARS", "Config", "ConfigError", "Ignored", "Layer", "Setting",
+           "load_config", "load_effective", "read_layer", "read_layers", "yaml_problem"]
+
+DEFAULT = "default"
 
 
 @dataclass(frozen=True)
@@ -32,7 +48,8 @@ class LLMConfig:
     api_key: str | None = None
     base_url: str | None = None
     max_iterations: int = 50
-    timeout: float = 60.0  # seconds of silence before a stream is abandoned (SPEC 2)
+    # Seconds of silence before a stream is abandoned (docs/SPEC.md §2).
+    timeout: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -54,6 +71,22 @@ class ToolsConfig:
 
 
 @dataclass(frozen=True)
+class Ignored:
+    """A setting of an untrusted project agent.yml that was not applied, and why."""
+
+    key: str
+    origin: str
+    why: str
+    # The value as the file wrote it, shortened, for the trust question.
+    shown: str = ""
+
+    def line(self) -> str:
+        """The one-line warning: which setting, why, and how to trust the file."""
+        return (f"{self.origin}: {self.key} ignored: it {self.why} and this project's "
+                f"agent.yml is not trusted (review it, then run 'saikish trust')")
+
+
+@dataclass(frozen=True)
 class Config:
     """Everything agent.yml can say, with defaults for what it does not."""
 
@@ -69,57 +102,192 @@ class Config:
     tools: ToolsConfig = field(default_factory=ToolsConfig)
     allow: tuple[Rule, ...] = ()
     deny: tuple[Rule, ...] = ()
+    ask: tuple[Rule, ...] = ()
+    sandbox: str = "auto"
     hooks: Any = None
     mcp_servers: Any = None
-    sandbox: SandboxMode = SandboxMode.AUTO
+    # Where each setting came from ("path:line", or "default"), for `saikish config`.
+    origins: Mapping[str, str] = field(default_factory=dict, compare=False)
+    # Settings of an untrusted project file that were not applied.
+    ignored: tuple[Ignored, ...] = ()
+    # The files read, in layer order.
+    files: tuple[Path, ...] = ()
+
+    def warnings(self) -> tuple[str, ...]:
+        """The one-line warnings this config owes the person (ignored project settings)."""
+        return tuple(item.line() for item in self.ignored)
+
+    def secrets(self) -> tuple[str, ...]:
+        """The credential values saikish holds, which no child process may see (§4.8)."""
+        found = [os.environ.get(name, "") for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")]
+        if self.llm.api_key:
+            found.append(_expand_quietly(self.llm.api_key))
+        return tuple(value for value in found if value)
 
 
-def find_config(explicit: str | None, cwd: Path) -> Path | None:
-    """SPEC 2 lookup order: --config, ./agent.yml, <config dir>/agent.yml, none."""
-    if explicit:
-        path = Path(explicit)
-        if not path.is_file():
-            raise ConfigError("no such config file", path)
-        return path
-    for candidate in (cwd / "agent.yml", paths.config_dir() / "agent.yml"):
-        if candidate.is_file():
-            return candidate
-    return None
+def _order(*values: str) -> Callable[[Any], float]:
+    return lambda value: float(values.index(value))
+
+
+# How strict a value is (higher = stricter), for every setting an untrusted project may
+# tighten. A setting missing here is never taken from an untrusted project.
+STRICTNESS: dict[str, Callable[[Any], float]] = {
+    "llm.maxIterations": lambda v: -v,
+    "llm.timeout": lambda v: -v,
+    "toolConfirmation.mode": _order("auto-approve", "event-based", "auto-deny"),
+    "toolConfirmation.timeout": lambda v: -v if v else float("-inf"),  # 0 waits forever
+    "toolConfirmation.allowedToolsStorage": _order("storage", "memory"),
+    "toolConfirmation.autonomy": _order("full-auto", "supervised", "cautious", "manual"),
+    "tools.bashTimeout": lambda v: -v,
+    "tools.outputLimit": lambda v: -v,
+    "sandbox": _order("off", "auto", "workspace-write", "read-only"),
+}
+TIGHTENING_LISTS = ("permissions.deny", "permissions.ask")
+WHY = {"llm.provider": "redirects credentials", "llm.model": "redirects credentials",
+       "llm.apiKey": "redirects credentials", "llm.baseURL": "redirects credentials",
+       "hooks": "runs code", "mcpServers": "runs code",
+       "systemPrompt": "changes the model's instructions",
+       "permissions.allow": "loosens approvals"}
+
+
+def read_layers(explicit: str | None, cwd: Path) -> tuple[Layer, ...]:
+    """The files of §2 that exist, in layer order (user, project, --config)."""
+    user = paths.config_dir() / "agent.yml"
+    project = cwd / "agent.yml"
+    named = Path(explicit) if explicit else None
+    if named is not None and not named.exists():
+        raise ConfigError("no such config file", named)
+    candidates = [(user, "user")]
+    # The project's file is limited, unless it is the user's own or named by --config.
+    if _real(project) not in {_real(user), _real(named or user)}:
+        candidates.append((project, "project"))
+    layers = [read_layer(p, kind) for p, kind in candidates if _present(p)]
+    if named is not None:
+        layers.append(read_layer(named, "explicit"))
+    return tuple(layers)
+
+
+def _present(path: Path) -> bool:
+    # A directory or unreadable file named agent.yml is reported by read_text, not skipped.
+    return path.exists() or path.is_symlink()
+
+
+def _real(path: Path) -> str:
+    return os.path.realpath(path)
 
 
 def load_config(path: Path | None) -> Config:
-    """Read and validate `path`; built-in defaults when None."""
+    """One agent.yml, trusted (tests and `--config`-only uses); defaults when None."""
     if path is None:
         return Config()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read: {exc}", path) from None
-    return parse_config(text, path)
+    return merge((read_layer(path, "explicit"),))
 
 
-def parse_config(text: str, path: Path) -> Config:
-    """Validate YAML `text` from `path` into a Config."""
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        line, problem = yaml_problem(exc)
-        raise ConfigError(f"YAML syntax error: {problem}", path, line) from None
-    if root is None:
-        return Config(path=path)
-    return _Reader(path).config(root)
+def load_effective(explicit: str | None, cwd: Path,
+                   trusted: Callable[[Layer], bool] = lambda layer: False) -> Config:
+    """The layered config for a run in `cwd`; `trusted` says whether the project file is."""
+    return merge(read_layers(explicit, cwd), trusted)
 
 
-def yaml_problem(exc: yaml.YAMLError) -> tuple[int | None, str]:
-    """(line, message) of a YAML error: where the broken construct starts, and what broke."""
-    context = getattr(exc, "context_mark", None)
-    problem_mark = getattr(exc, "problem_mark", None)
-    mark = context or problem_mark
-    problem = getattr(exc, "problem", None) or str(exc)
-    if context is not None and getattr(exc, "context", None):
-        problem = f"{exc.context} (line {context.line + 1}): {problem}"  # type: ignore[attr-defined]
-    return (mark.line + 1 if mark else None), problem
+def project_layer(layers: tuple[Layer, ...]) -> Layer | None:
+    """The workspace's own agent.yml among `layers`, if there is one."""
+    return next((layer for layer in layers if layer.kind == "project"), None)
 
+
+def merge(layers: tuple[Layer, ...],
+          trusted: Callable[[Layer], bool] = lambda layer: False) -> Config:
+    """Apply `layers` over the defaults; an untrusted project layer may only tighten."""
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    rules: dict[str, list[Rule]] = {name: [] for name in RULE_LISTS}
+    opaque: dict[str, Any] = {}
+    ignored: list[Ignored] = []
+    for layer in layers:
+        limited = layer.kind == "project" and not trusted(layer)
+        for key, setting in layer.settings.items():
+            why = _refusal(key, setting.value, values) if limited else None
+            if why:
+                ignored.append(Ignored(key, setting.origin, why, show_value(setting.value)))
+            elif key in RULE_LISTS:
+                rules[key].extend(setting.value)
+                origins[key] = ", ".join(filter(None, (origins.get(key), setting.origin)))
+            elif key in OPAQUE:
+                opaque[key] = _merge_opaque(opaque.get(key), setting.value)
+                origins[key] = setting.origin
+            else:
+                values[key], origins[key] = setting.value, setting.origin
+    return _build(values, rules, opaque, origins, tuple(ignored),
+                  tuple(layer.path for layer in layers))
+
+
+def _refusal(key: str, value: Any, before: Mapping[str, Any]) -> str | None:
+    """Why an untrusted project may not set `key` to `value`, or None when it tightens."""
+    if key in TIGHTENING_LISTS:
+        return None
+    strictness = STRICTNESS.get(key)
+    if strictness is None:
+        return WHY.get(key, "loosens approvals")
+    current = before.get(key, _default(key))
+    if strictness(value) < strictness(current):
+        return f"loosens {key} from {current} to {value}"
+    return None
+
+
+def show_value(value: Any, limit: int = 200) -> str:
+    """A setting's value as one short line (rules by their text)."""
+    if isinstance(value, tuple) and all(isinstance(v, Rule) for v in value):
+        text = ", ".join(r.text for r in value)
+    elif isinstance(value, (dict, list)):
+        text = yaml.safe_dump(value, default_flow_style=True, width=10_000).strip()
+    else:
+        text = str(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _default(key: str) -> Any:
+    value: Any = Config()
+    for part in SCALARS[key].attr.split("."):
+        value = getattr(value, part)
+    if isinstance(value, (Mode, Autonomy)):
+        return value.value
+    return value
+
+
+def _merge_opaque(old: Any, new: Any) -> Any:
+    """mcpServers merge by server name; hooks by event, lists appended."""
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return new
+    out = dict(old)
+    for name, value in new.items():
+        both = isinstance(out.get(name), list) and isinstance(value, list)
+        out[name] = out[name] + value if both else value
+    return out
+
+
+def _build(values: Mapping[str, Any], rules: Mapping[str, list[Rule]],
+           opaque: Mapping[str, Any], origins: dict[str, str], ignored: tuple[Ignored, ...],
+           files: tuple[Path, ...]) -> Config:
+    parts: dict[str, dict[str, Any]] = {"llm": {}, "confirmation": {}, "tools": {}, "": {}}
+    for key, value in values.items():
+        section, _, attr = SCALARS[key].attr.rpartition(".")
+        if attr == "mode":
+            value = Mode(value)
+        elif attr == "autonomy":
+            value = Autonomy(value)
+        parts[section][attr] = value
+    for key in SCALARS:
+        origins.setdefault(key, DEFAULT)
+    return Config(
+        path=files[-1] if files else None, llm=LLMConfig(**parts["llm"]),
+        confirmation=ConfirmationConfig(**parts["confirmation"]),
+        tools=ToolsConfig(**parts["tools"]), **parts[""],
+        allow=tuple(rules["permissions.allow"]), deny=tuple(rules["permissions.deny"]),
+        ask=tuple(rules["permissions.ask"]), hooks=opaque.get("hooks"),
+        mcp_servers=opaque.get("mcpServers"), origins=origins, ignored=ignored, files=files)
+
+
+# -- llm values --------------------------------------------------------------------------
 
 _LLM_KEYS = {"api_key": "llm.apiKey", "base_url": "llm.baseURL"}
 
@@ -138,151 +306,15 @@ def expand_env(value: str, what: str, config: Config) -> str:
     def substitute(match: re.Match[str]) -> str:
         name = match.group(1) or match.group(2)
         if name not in os.environ:
-            raise ConfigError(f"environment variable {name} is not set", config.path, key=what)
+            where = config.origins.get(what, str(config.path or "config"))
+            raise ConfigError(f"environment variable {name} is not set", where, key=what)
         return os.environ[name]
 
     return re.sub(r"\$\{(\w+)\}|\$(\w+)", substitute, value)
 
 
-# --- the schema walker --------------------------------------------------------
-
-Node = yaml.Node
-
-
-class _Reader:
-    """Walks the composed YAML tree so that each error knows its line."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def fail(self, node: Node, key: str, message: str) -> ConfigError:
-        return ConfigError(message, self.path, node.start_mark.line + 1, key)
-
-    def mapping(self, node: Node, key: str, allowed: Mapping[str, Any]) -> dict[str, Node]:
-        if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null"):
-            return {}
-        if not isinstance(node, yaml.MappingNode):
-            raise self.fail(node, key, "must be a mapping")
-        out: dict[str, Node] = {}
-        for key_node, value_node in node.value:
-            name = key_node.value
-            full = f"{key}.{name}" if key else str(name)
-            if name not in allowed:
-                raise self.fail(key_node, full,
-                                f"unknown key; allowed: {', '.join(allowed)}")
-            out[name] = value_node
-        return out
-
-    def scalar(self, node: Node, key: str, kind: type, what: str) -> Any:
-        value = _load(node) if isinstance(node, yaml.ScalarNode) else None
-        if isinstance(value, bool) or value is None:
-            raise self.fail(node, key, f"must be {what}")
-        if kind is str and isinstance(value, (str, int, float)):
-            return str(value)
-        if kind is int and isinstance(value, int):
-            return value
-        if kind is float and isinstance(value, (int, float)):
-            return float(value)
-        raise self.fail(node, key, f"must be {what}, not '{node.value}'")
-
-    def choice(self, node: Node, key: str, allowed: tuple[str, ...]) -> str:
-        value = self.scalar(node, key, str, "a string")
-        if value not in allowed:
-            raise self.fail(node, key, f"'{value}' is not one of: {', '.join(allowed)}")
-        return str(value)
-
-    def positive(self, node: Node, key: str, kind: type, minimum: float = 0) -> Any:
-        value = self.scalar(node, key, kind, f"a number >= {minimum}")
-        if not math.isfinite(value):  # .inf or .nan would never time out
-            raise self.fail(node, key, f"must be a finite number, not {value}")
-        if value < minimum:
-            raise self.fail(node, key, f"must be >= {minimum}, not {value}")
-        return value
-
-    def config(self, root: Node) -> Config:
-        sections: dict[str, Callable[[Node], tuple[str, Any]]] = {
-            "llm": lambda n: ("llm", self.llm(n)),
-            "systemPrompt": lambda n: ("system_prompt", self.scalar(n, "systemPrompt", str,
-                                                                    "a string")),
-            "toolConfirmation": lambda n: ("confirmation", self.confirmation(n)),
-            "tools": lambda n: ("tools", self.tools(n)),
-            "permissions": lambda n: ("permissions", self.permissions(n)),
-            "hooks": lambda n: ("hooks", _load(n)),
-            "mcpServers": lambda n: ("mcp_servers", _load(n)),
-            "sandbox": lambda n: ("sandbox",
-                                  SandboxMode(self.choice(n, "sandbox", SANDBOX_MODES))),
-        }
-        values: dict[str, Any] = {"path": self.path}
-        for name, node in self.mapping(root, "", sections).items():
-            attr, value = sections[name](node)
-            if attr == "permissions":
-                values["allow"], values["deny"] = value
-            else:
-                values[attr] = value
-        return Config(**values)
-
-    def llm(self, node: Node) -> LLMConfig:
-        fields = {"provider": "provider", "model": "model", "apiKey": "api_key",
-                  "baseURL": "base_url", "maxIterations": "max_iterations", "timeout": "timeout"}
-        out: dict[str, Any] = {}
-        for name, value in self.mapping(node, "llm", fields).items():
-            key = f"llm.{name}"
-            if name == "provider":
-                out["provider"] = self.choice(value, key, PROVIDERS)
-            elif name == "maxIterations":
-                out["max_iterations"] = self.positive(value, key, int, 1)
-            elif name == "timeout":
-                out["timeout"] = self.positive(value, key, float, 0.001)
-            else:
-                out[fields[name]] = self.scalar(value, key, str, "a string")
-        return LLMConfig(**out)
-
-    def confirmation(self, node: Node) -> ConfirmationConfig:
-        fields = ("mode", "timeout", "allowedToolsStorage", "autonomy")
-        out: dict[str, Any] = {}
-        for name, value in self.mapping(node, "toolConfirmation", dict.fromkeys(fields)).items():
-            key = f"toolConfirmation.{name}"
-            if name == "mode":
-                out["mode"] = Mode(self.choice(value, key, tuple(m.value for m in Mode)))
-            elif name == "timeout":
-                out["timeout_ms"] = self.positive(value, key, int, 0)
-            elif name == "allowedToolsStorage":
-                out["storage"] = self.choice(value, key, STORAGES)
-            else:
-                out["autonomy"] = Autonomy(
-                    self.choice(value, key, tuple(a.value for a in Autonomy)))
-        return ConfirmationConfig(**out)
-
-    def tools(self, node: Node) -> ToolsConfig:
-        fields = {"bashTimeout": "bash_timeout", "outputLimit": "output_limit"}
-        out: dict[str, Any] = {}
-        for name, value in self.mapping(node, "tools", fields).items():
-            kind = float if name == "bashTimeout" else int
-            out[fields[name]] = self.positive(value, f"tools.{name}", kind, 1)
-        return ToolsConfig(**out)
-
-    def permissions(self, node: Node) -> tuple[tuple[Rule, ...], tuple[Rule, ...]]:
-        lists: dict[str, tuple[Rule, ...]] = {"allow": (), "deny": ()}
-        for name, value in self.mapping(node, "permissions", lists).items():
-            lists[name] = self.rules(value, f"permissions.{name}")
-        return lists["allow"], lists["deny"]
-
-    def rules(self, node: Node, key: str) -> tuple[Rule, ...]:
-        if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null"):
-            return ()
-        if not isinstance(node, yaml.SequenceNode):
-            raise self.fail(node, key, "must be a list of rules")
-        out = []
-        for item in node.value:
-            origin = f"{self.path}:{item.start_mark.line + 1}"
-            try:
-                out.append(parse_rule(_load(item), origin))
-            except RuleError as exc:
-                message = str(exc).removeprefix(f"{origin}: ")
-                raise self.fail(item, key, message) from None
-        return tuple(out)
+def _expand_quietly(value: str) -> str:
+    return re.sub(r"\$\{(\w+)\}|\$(\w+)",
+                  lambda m: os.environ.get(m.group(1) or m.group(2), ""), value)
 
 
-def _load(node: Node) -> Any:
-    """The plain Python value of one YAML node."""
-    return yaml.safe_load(yaml.serialize(node))

@@ -39,6 +39,8 @@ class ApprovalRequest:
     workspace: str
     # Approving runs the call outside the sandbox: the box says so (SPEC 4.9).
     outside_sandbox: bool = False
+    # Where "Always (remember)" saves, said in the box before it is chosen (§4.5).
+    always_note: str = ""
 
 
 class Approver(Protocol):
@@ -142,6 +144,8 @@ class Executor:
     def _decide(self, call: ToolCall, index: int,
                 batch: tuple[ToolCall, ...]) -> tuple[Decision, ToolCall, Assessment]:
         """The decision for `call`, following the person's edits through the pipeline."""
+        for warning in self.session.fresh_warnings():  # e.g. allowlist.yaml broken mid-session
+            self.reporter.note(warning)
         current = call
         while True:
             assessment = decide(current, self.session.context(self.tools))
@@ -151,7 +155,8 @@ class Executor:
                 break
             current = decision.edited_call
         if decision.remember:
-            self.reporter.note(self.session.remember(decision.remember, decision.persist))
+            self.reporter.note(self.session.remember(decision.remember, decision.persist,
+                                                      decision.scope))
         if self.session.audit:
             self.session.audit.record(current, decision, assessment, edited=current != call)
         self.reporter.decided(current, decision, assessment)
@@ -180,8 +185,9 @@ class Executor:
                                             f"--{self.session.mode.value} asks nobody")
             assessment = replace(assessment, verdict=Verdict.ASK, reason=question)
         outside = self.session.sandbox.configured and call.name in SANDBOXED_TOOLS
-        return self.approver.ask(ApprovalRequest(call, assessment, index, batch,
-                                                 self.session.workspace, outside))
+        return self.approver.ask(ApprovalRequest(
+            call, assessment, index, batch, self.session.workspace, outside,
+            self.session.always_note(assessment.proposed_rules)))
 
     def _sandbox_question(self, call: ToolCall, approved: Decision) -> str | None:
         """Why a call nobody looked at must be asked after all: it cannot run inside (4.9)."""

@@ -29,3 +29,8 @@ def state_dir() -> Path:
 def allowlist_path() -> Path:
     """The hand-editable allowlist (SPEC 4.5)."""
     return config_dir() / "allowlist.yaml"
+
+
+def trust_path() -> Path:
+    """Which project agent.yml files the person trusted, by path and SHA-256 (SPEC 4.8)."""
+    return state_dir() / "trusted.json"

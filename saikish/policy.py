@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from saikish import boundary
 from saikish.risk import Classification, auto_approves, classify, write_risk
 from saikish.rules import Rule, bash_rule_for, parse_rule
 from saikish.shell import SimpleCommand, analyse
@@ -25,25 +26,36 @@ SUBCOMMANDS = frozenset({"git", "npm", "pnpm", "yarn", "bun", "cargo", "go", "pi
 
 @dataclass(frozen=True)
 class RuleSet:
-    """The rules in force, in the order SPEC 4.1 consults them."""
+    """The rules in force, in the order SPEC 4.1 consults them (docs/SPEC.md §4.1, §4.5)."""
 
     config_allow: tuple[Rule, ...] = ()
     config_deny: tuple[Rule, ...] = ()
     file_allow: tuple[Rule, ...] = ()
     file_deny: tuple[Rule, ...] = ()
     session_allow: tuple[Rule, ...] = ()
-    # False when the allowlist file's deny list could not be read whole.
+    # False when the allowlist file's deny (or ask) lists could not be read whole.
     deny_complete: bool = True
+    config_ask: tuple[Rule, ...] = ()
+    file_ask: tuple[Rule, ...] = ()
+    # The allowlist file's section for this workspace (`projects:`).
+    project_allow: tuple[Rule, ...] = ()
+    project_deny: tuple[Rule, ...] = ()
+    project_ask: tuple[Rule, ...] = ()
 
     @property
     def deny(self) -> tuple[Rule, ...]:
-        """Deny rules: config first, then the allowlist file."""
-        return self.config_deny + self.file_deny
+        """Deny rules: config, the allowlist file, this project; any of them beats allow."""
+        return self.config_deny + self.file_deny + self.project_deny
 
     @property
     def allow(self) -> tuple[Rule, ...]:
-        """Allow rules: config, allowlist file, then session approvals."""
-        return self.config_allow + self.file_allow + self.session_allow
+        """Allow rules: config, allowlist file, this project, then session approvals."""
+        return self.config_allow + self.file_allow + self.project_allow + self.session_allow
+
+    @property
+    def ask(self) -> tuple[Rule, ...]:
+        """Ask rules (docs/SPEC.md §4.8): config, the allowlist file, this project."""
+        return self.config_ask + self.file_ask + self.project_ask
 
 
 @dataclass(frozen=True)
@@ -90,18 +102,77 @@ def _decide_tool(call: ToolCall, risk: Risk, ctx: Context) -> Assessment:
     for rule in ctx.rules.deny:
         if rule.matches_tool(call.name, call.arguments, ctx.workspace):
             return _reject_by(rule, risk, f"denied by rule {rule}")
+    path = boundary.read_path(call.name, dict(call.arguments))
+    concern = boundary.read_concern(path, ctx.workspace) if path is not None else None
+    proposed = _tool_proposals(call, path, concern, ctx)
+    asked = tool_ask_rule(call, ctx)
+    if asked is not None:
+        return forced_ask(asked, risk, ctx)
     for rule in ctx.rules.allow:
-        if rule.matches_tool(call.name, call.arguments, ctx.workspace):
+        if rule.matches_tool(call.name, call.arguments, ctx.workspace) and \
+                _lifts(rule, call.name, concern):
             return Assessment(Verdict.ALLOW, risk, _rule_source(rule, ctx),
                               f"allowed by rule {rule}", rule.text)
+    if concern is not None:
+        # The read boundary (§4.8) is asked under every autonomy level.
+        return _mode_or_ask(risk, f"{call.name} reads {path}, which is {_concern(concern)}",
+                            ctx, proposed, opaque=False)
     if auto_approves(ctx.autonomy, risk):
         return Assessment(Verdict.ALLOW, risk, Source.AUTONOMY,
                           f"{_name(risk)} is allowed under autonomy {ctx.autonomy.value}")
-    # A tool with a path argument is allowed for that path only, never as a whole.
-    proposed = (_path_rule(call.name, str(call.arguments["path"])),) \
-        if "path" in call.arguments else (parse_rule(call.name, "proposed"),)
-    return _mode_or_ask(risk, f"{call.name} is {_name(risk)}", ctx, proposed,
-                        opaque=False)
+    return _mode_or_ask(risk, f"{call.name} is {_name(risk)}", ctx, proposed, opaque=False)
+
+
+def _tool_proposals(call: ToolCall, path: str | None, concern: str | None,
+                    ctx: Context) -> tuple[Rule, ...]:
+    """A tool with a path argument is allowed for that path only, never as a whole."""
+    if path is not None and concern is not None:
+        return (_path_rule(call.name, boundary.proposal_glob(path, ctx.workspace, concern)),)
+    if "path" in call.arguments:
+        return (_path_rule(call.name, str(call.arguments["path"])),)
+    return (parse_rule(call.name, "proposed"),)
+
+
+def _lifts(rule: Rule, tool: str, concern: str | None) -> bool:
+    """Only a rule naming the path may carry a read across the boundary (a bare
+    `read_file` rule was written for the workspace, not for ~/.ssh)."""
+    if concern is None:
+        return True
+    key = boundary.READ_TOOLS.get(tool, "path")
+    globs = [glob for name, glob in rule.when if name == key]
+    return bool(globs) and all(boundary.covers(glob, concern) for glob in globs)
+
+
+def _concern(concern: str) -> str:
+    return "outside the workspace" if concern == boundary.OUTSIDE else f"a file that {concern}"
+
+
+# -- ask rules (§4.8): shared by plain tools and bash ------------------------------
+
+def tool_ask_rule(call: ToolCall, ctx: Context) -> Rule | None:
+    """The first ask rule that covers a (non-bash) call, if any."""
+    return next((r for r in ctx.rules.ask
+                 if r.matches_tool(call.name, call.arguments, ctx.workspace)), None)
+
+
+def bash_ask_rule(argv: Sequence[str], ctx: Context) -> Rule | None:
+    """The first ask rule that covers one simple command of a bash call, if any."""
+    return next((r for r in ctx.rules.ask if r.matches_argv(argv)), None)
+
+
+def forced_ask(rule: Rule, risk: Risk, ctx: Context,
+               checks: tuple[CommandCheck, ...] = ()) -> Assessment:
+    """An ask rule matched: the person is asked whatever allow rules or autonomy say.
+
+    --auto-deny still rejects (nobody is there to ask); --auto-approve does not
+    answer for the person: an ask rule is the person's wish to see this call.
+    No "always" is offered: an allow rule could never lift an ask rule.
+    """
+    reason = f"asked by rule {rule}"
+    if ctx.mode is Mode.AUTO_DENY:
+        return Assessment(Verdict.REJECT, risk, Source.MODE, f"{reason}; --auto-deny is set",
+                          rule.text, checks)
+    return Assessment(Verdict.ASK, risk, Source.UNDECIDED, reason, rule.text, checks)
 
 
 # -- bash ------------------------------------------------------------------------

@@ -6,14 +6,14 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from saikish.allowlist import Allowlist, AllowlistError
+from saikish.allowlist import Allowlist, AllowlistError, AllowlistState, ProjectRules
 from saikish.audit import AuditLog
 from saikish.config import Config
 from saikish.policy import Context, RuleSet
-from saikish.rules import Rule, parse_rule
+from saikish.rules import PATH_ARGS, Rule, parse_rule
 from saikish.tools.base import Tool
 from saikish.tools.sandbox import SandboxSetup
-from saikish.types import Autonomy, Mode
+from saikish.types import Autonomy, Mode, Scope
 
 
 @dataclass
@@ -29,10 +29,14 @@ class Session:
     persist_always: bool = True
     extra_allow: tuple[Rule, ...] = ()
     extra_deny: tuple[Rule, ...] = ()
+    # Why "always" choices stay in memory whatever the config says (the demo), or "".
+    memory_only: str = ""
     session_rules: list[Rule] = field(default_factory=list)
     auto_budget: int = 0
     # The effective sandbox (SPEC 4.9); summary() is the line /config shows.
     sandbox: SandboxSetup = field(default_factory=SandboxSetup)
+    # Warnings already shown, so each is said once (a file broken mid-session is said then).
+    told: set[str] = field(default_factory=set)
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     def context(self, tools: Mapping[str, Tool]) -> Context:
@@ -40,38 +44,93 @@ class Session:
         return Context(tools, self.rules(), self.autonomy, self.mode, self.workspace)
 
     def rules(self) -> RuleSet:
-        """Config, allowlist file and session rules, as the policy consults them."""
-        state = self.allowlist.current() if self.allowlist else None
+        """Config, allowlist file (global, then this project) and session rules (§4.1 step 4)."""
+        state = self.allowlist.current() if self.allowlist else AllowlistState()
+        project = state.project(self.workspace)
         return RuleSet(
             config_allow=self.config.allow + self.extra_allow,
             config_deny=self.config.deny + self.extra_deny,
-            file_allow=state.allow if state else (),
-            file_deny=state.deny if state else (),
+            file_allow=state.allow,
+            file_deny=state.deny,
             session_allow=tuple(self.session_rules),
-            deny_complete=state.deny_complete if state else True,
+            deny_complete=state.deny_complete and project.complete,
+            config_ask=self.config.ask,
+            file_ask=state.ask,
+            project_allow=project.allow,
+            project_deny=project.deny,
+            project_ask=project.ask,
         )
+
+    def project_rules(self) -> ProjectRules | None:
+        """This workspace's section of the allowlist file, if the file has one."""
+        return self.allowlist.current().project(self.workspace) if self.allowlist else None
 
     def allowlist_errors(self) -> tuple[str, ...]:
         """What is wrong with the allowlist file, if anything."""
         return self.allowlist.current().errors if self.allowlist else ()
 
-    def remember(self, rules: Sequence[str], persist: bool) -> str:
+    def warnings(self) -> tuple[str, ...]:
+        """Every one-line warning the person is owed: ignored config settings, a broken file."""
+        return self.config.warnings() + self.allowlist_errors()
+
+    def fresh_warnings(self) -> tuple[str, ...]:
+        """The warnings not shown yet; they count as shown from now on."""
+        fresh = tuple(w for w in self.warnings() if w not in self.told)
+        self.told.update(fresh)
+        return fresh
+
+    def saves_always(self) -> bool:
+        """True when "Always (remember)" writes to the allowlist file."""
+        return self.persist_always and not self.memory_only and self.allowlist is not None
+
+    def always_note(self, rules: Sequence[str], scope: Scope = Scope.PROJECT) -> str:
+        """Where "Always (remember)" would put `rules`, said before it does (for the box)."""
+        if self.memory_only:
+            return self.memory_only
+        if not self.saves_always():
+            return "'always' choices are kept for this session (allowedToolsStorage: memory)"
+        scopes = {self._scope_of(parse_rule(text, "always"), scope) for text in rules}
+        if scopes == {None}:
+            return "remember saves for every project"
+        return f"remember saves for this project ({self.workspace})" + \
+            ("; some for every project" if None in scopes else "")
+
+    def remember(self, rules: Sequence[str], persist: bool,
+                 scope: Scope = Scope.PROJECT) -> str:
         """Add "always" rules: to the file when `persist` and it can be, else to the session.
 
-        Returns a one-line note for the person saying where the rules went.
+        Rules go to this project's section unless `scope` is GLOBAL; a rule
+        with a relative path only means something here, so it always stays
+        in the project. Returns a one-line note saying where the rules went.
         """
         parsed = [parse_rule(text, "always") for text in rules]
-        if persist and self.persist_always and self.allowlist is not None:
+        if persist and self.saves_always():
+            assert self.allowlist is not None
             try:
-                for rule in parsed:
-                    self.allowlist.add(rule)
-                return f"saved to {self.allowlist.path}: {', '.join(rules)}"
+                return self._save(parsed, scope, self.allowlist)
             except (AllowlistError, OSError) as exc:
                 self._add_session(parsed)
                 return f"kept for this session only ({exc})"
         self._add_session(parsed)
+        if persist and self.memory_only:
+            return f"allowed for this session only ({self.memory_only}): {', '.join(rules)}"
         where = "this session" if not persist else "this session (allowedToolsStorage: memory)"
         return f"allowed for {where}: {', '.join(rules)}"
+
+    def _save(self, rules: Sequence[Rule], scope: Scope, allowlist: Allowlist) -> str:
+        notes = []
+        for rule in rules:
+            project = self._scope_of(rule, scope)
+            allowlist.add(rule, "allow", project)
+            where = f"this project ({project})" if project else "every project"
+            notes.append(f"{rule} for {where}")
+        return f"saved to {allowlist.path}: {'; '.join(notes)}"
+
+    def _scope_of(self, rule: Rule, scope: Scope) -> str | None:
+        """The project path a rule is saved under, or None for the global lists."""
+        if scope is Scope.GLOBAL and not relative_path_rule(rule):
+            return None
+        return self.workspace
 
     def _add_session(self, rules: Sequence[Rule]) -> None:
         known = {r.text for r in self.session_rules}
@@ -82,3 +141,10 @@ class Session:
         before = len(self.session_rules)
         self.session_rules = [r for r in self.session_rules if r.text != text]
         return len(self.session_rules) < before
+
+
+def relative_path_rule(rule: Rule) -> bool:
+    """True when a rule names a path relative to a workspace (only a project can hold it)."""
+    paths = [glob for key, glob in rule.when if key in PATH_ARGS]
+    words = [w for w in rule.words or () if "/" in w]
+    return any(not p.startswith(("/", "~")) for p in paths + words)

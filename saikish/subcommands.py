@@ -14,17 +14,21 @@ from typing import Any
 from saikish import paths
 from saikish.allowlist import HEADER, Allowlist, read_state
 from saikish.cli import Streams, parse_args
-from saikish.config import find_config, load_config
 from saikish.errors import RuleError, UsageError
 from saikish.policy import Context, decide
-from saikish.rules import parse_rule
+from saikish.rules import PATH_ARGS, Rule, parse_rule
+from saikish.session import Session, relative_path_rule
 from saikish.tools import builtin_tools
+from saikish.trust import load_config_trusted
 from saikish.types import Assessment, Autonomy, Mode, ToolCall, Verdict
 
 
 def run_subcommand(name: str, argv: list[str], io: Streams) -> int:
     """Dispatch `saikish NAME ARGV`."""
-    handler = {"check": check, "allowlist": allowlist, "audit": audit}[name]
+    from saikish.configcmd import config_command, trust_command
+
+    handler = {"check": check, "allowlist": allowlist, "audit": audit,
+               "config": config_command, "trust": trust_command}[name]
     return handler(argv, io)
 
 
@@ -54,31 +58,34 @@ def check(argv: list[str], io: Streams) -> int:
     args = parse_args(check_parser(), argv, io)
     if isinstance(args, int):
         return args
-    ctx = _check_context(args)
+    session = _check_session(args)
+    for warning in session.warnings():  # once, on stderr (SPEC 4.8)
+        print(f"saikish: {warning}", file=io.stderr)
+    ctx = session.context(builtin_tools())
     if args.batch:
         return _check_batch(args.batch, ctx, io)
     call = _check_call(args)
     assessment = decide(call, ctx)
     if args.json:
-        print(json.dumps(check_json(assessment), ensure_ascii=False), file=io.stdout)
+        data = check_json(assessment)
+        data["warnings"] = list(session.warnings())
+        print(json.dumps(data, ensure_ascii=False), file=io.stdout)
     else:
         _print_check(call, assessment, io)
     return 0
 
 
-def _check_context(args: argparse.Namespace) -> Context:
-    from saikish.session import Session
-
-    config = load_config(find_config(args.config, Path.cwd()))
+def _check_session(args: argparse.Namespace) -> Session:
+    config = load_config_trusted(args.config, Path.cwd())
     session = Session(config, os.getcwd(), Mode.EVENT_BASED,
                       Autonomy(args.autonomy) if args.autonomy else config.confirmation.autonomy,
                       allowlist=Allowlist(paths.allowlist_path()))
     session.extra_allow = tuple(_rules(args.allow, "--allow"))
     session.extra_deny = tuple(_rules(args.deny, "--deny"))
-    return session.context(builtin_tools())
+    return session
 
 
-def _rules(texts: Iterable[str], flag: str) -> list[Any]:
+def _rules(texts: Iterable[str], flag: str) -> list[Rule]:
     try:
         return [parse_rule(text, flag) for text in texts]
     except RuleError as exc:
@@ -156,57 +163,105 @@ def _print_check(call: ToolCall, assessment: Assessment, io: Streams) -> None:
 
 # -- allowlist ----------------------------------------------------------------------
 
-def allowlist(argv: list[str], io: Streams) -> int:
-    """show | add RULE | remove RULE | path | edit."""
-    parser = argparse.ArgumentParser(prog="saikish allowlist",
-                                     description="Manage the allowlist file.")
+def allowlist_parser() -> argparse.ArgumentParser:
+    """`saikish allowlist`'s command line."""
+    parser = argparse.ArgumentParser(
+        prog="saikish allowlist", description="Manage the allowlist file: global rules and "
+        "one section per project (path rules default to the current project).")
     parser.add_argument("action", nargs="?", default="show",
                         choices=("show", "add", "remove", "path", "edit"))
     parser.add_argument("rule", nargs="?", help="the rule, for add and remove")
-    parser.add_argument("--deny", action="store_true", help="add to the deny list")
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument("--deny", action="store_true", help="add to the deny list")
+    kind.add_argument("--ask", action="store_true", help="add to the ask list")
+    scope = parser.add_mutually_exclusive_group()
+    scope.add_argument("--global", dest="scope_global", action="store_true",
+                       help="every project")
+    scope.add_argument("--project", nargs="?", const="", metavar="PATH",
+                       help="this project (or the one at PATH)")
     parser.add_argument("-c", "--config", metavar="PATH")
-    args = parse_args(parser, argv, io, intermixed=True)
+    return parser
+
+
+def allowlist(argv: list[str], io: Streams) -> int:
+    """show | add RULE | remove RULE | path | edit."""
+    args = parse_args(allowlist_parser(), argv, io, intermixed=True)
     if isinstance(args, int):
         return args
+    if args.project and args.rule is None and not os.path.isdir(args.project):
+        args.rule, args.project = args.project, ""  # '--project RULE': the rule, not a PATH
     path = paths.allowlist_path()
     if args.action == "path":
         print(path, file=io.stdout)
         return 0
     if args.action in ("add", "remove") and not args.rule:
         raise UsageError(f"saikish allowlist {args.action} RULE, e.g. 'Bash(npm test *)'")
-    if args.action == "add":
-        rule = _rules([args.rule], "allowlist add")[0]
-        section = "deny" if args.deny else "allow"
-        added = Allowlist(path).add(rule, section)
-        print(f"{'added to' if added else 'already in'} {section}: {rule}  ({path})",
-              file=io.stdout)
-        return 0
-    if args.action == "remove":
-        text = _rules([args.rule], "allowlist remove")[0].text
-        removed = Allowlist(path).remove(text)
-        print(f"removed {text}" if removed else f"no rule {text} in {path}", file=io.stdout)
-        return 0 if removed else 1
+    if args.action in ("add", "remove"):
+        rule = _rules([args.rule], f"allowlist {args.action}")[0]
+        project, why = _scope(args, rule)
+        change = _add if args.action == "add" else _remove
+        return change(Allowlist(path), rule, project, why, args, io)
     if args.action == "edit":
         return _edit_allowlist(path, io)
     return _show(args, path, io)
 
 
+def _scope(args: argparse.Namespace, rule: Rule) -> tuple[str | None, str]:
+    """(project path or None for global, the words saying why) for add and remove."""
+    if args.scope_global:
+        if relative_path_rule(rule):
+            raise UsageError(f"{rule} names a relative path, which means something only in "
+                             f"one project: use --project (the default)")
+        return None, "every project (--global)"
+    if args.project is not None:
+        where = os.path.abspath(args.project or os.getcwd())
+        if not os.path.isdir(where):
+            raise UsageError(f"--project {args.project}: no such directory")
+        return where, f"project {where}"
+    if any(key in PATH_ARGS for key, _ in rule.when) or relative_path_rule(rule):
+        return os.getcwd(), f"project {os.getcwd()} (path rules default to the current " \
+                            f"project; --global for every project)"
+    return None, "every project (the default for rules without a path; --project for " \
+                 "this one only)"
+
+
+def _add(allowlist: Allowlist, rule: Rule, project: str | None, where: str,
+         args: argparse.Namespace, io: Streams) -> int:
+    section = "deny" if args.deny else "ask" if args.ask else "allow"
+    added = allowlist.add(rule, section, project)
+    print(f"{'added to' if added else 'already in'} {section} for {where}: {rule}  "
+          f"({allowlist.path})", file=io.stdout)
+    return 0
+
+
+def _remove(allowlist: Allowlist, rule: Rule, project: str | None, where: str,
+            args: argparse.Namespace, io: Streams) -> int:
+    if allowlist.remove(rule.text, project):
+        print(f"removed from {where}: {rule}", file=io.stdout)
+        return 0
+    print(f"no rule {rule} for {where} in {allowlist.path}", file=io.stdout)
+    return 1
+
+
 def _show(args: argparse.Namespace, path: Path, io: Streams) -> int:
     from rich.console import Console
 
-    from saikish.policy import RuleSet
-    from saikish.ui.tables import rules_table
+    from saikish.ui.scopes import scope_view, vanished
 
-    config = load_config(find_config(args.config, Path.cwd()))
+    config = load_config_trusted(args.config, Path.cwd())
     state = read_state(path)
     console = Console(file=io.stdout, highlight=False)
     console.print(f"allowlist: {path}" + ("" if path.exists() else " (not created yet)"),
                   soft_wrap=True)
-    if config.path:
-        console.print(f"config: {config.path}", soft_wrap=True)
-    console.print(rules_table(RuleSet(config.allow, config.deny, state.allow, state.deny)))
-    for error in state.errors:
-        print(f"saikish: {error}", file=io.stderr)
+    if config.files:
+        console.print(f"config: {', '.join(map(str, config.files))}", soft_wrap=True)
+    console.print(scope_view(state, config, os.getcwd()), soft_wrap=True)
+    for project in vanished(state):
+        print(f"saikish: {path}:{project.line}: project {project.path} no longer exists "
+              f"(its rules are kept; remove the section if it is gone for good)",
+              file=io.stderr)
+    for warning in config.warnings() + state.errors:
+        print(f"saikish: {warning}", file=io.stderr)
     return 2 if state.errors else 0
 
 

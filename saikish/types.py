@@ -65,6 +65,13 @@ class Mode(enum.Enum):
     AUTO_DENY = "auto-deny"
 
 
+class Scope(enum.Enum):
+    """Where an "Always (remember)" rule is saved (docs/SPEC.md §4.5)."""
+
+    PROJECT = "project"
+    GLOBAL = "global"
+
+
 class Verdict(enum.Enum):
     """What the policy says about a call before anyone is asked."""
 
@@ -184,6 +191,8 @@ class Decision:
     # "Always" rules to add before the call runs, and whether to save them to the file.
     remember: tuple[str, ...] = ()
     persist: bool = False
+    # Which allowlist scope a persisted rule goes to; relative path rules stay in the project.
+    scope: Scope = Scope.PROJECT
 
     @classmethod
     def approve(cls, source: Source, rule: str | None = None) -> Decision:
@@ -191,10 +200,11 @@ class Decision:
         return cls(Outcome.APPROVED, source, rule)
 
     @classmethod
-    def always(cls, rules: tuple[str, ...], persist: bool) -> Decision:
+    def always(cls, rules: tuple[str, ...], persist: bool,
+               scope: Scope = Scope.PROJECT) -> Decision:
         """Run the call and allow `rules` from now on (saved to the file when `persist`)."""
         return cls(Outcome.APPROVED, Source.USER, ", ".join(rules), remember=rules,
-                   persist=persist)
+                   persist=persist, scope=scope)
 
     @classmethod
     def edit(cls, call: ToolCall) -> Decision:

@@ -23,10 +23,11 @@ def test_check_json_explains_each_command(cli: CLI) -> None:
 
 
 def test_check_uses_config_and_allowlist_rules(cli: CLI) -> None:
-    Path("agent.yml").write_text("permissions:\n  allow:\n    - Bash(npm install *)\n")
-    assert json.loads(cli("check", "--json", "--", "npm install x").out)["decision"] == "allow"
     config_dir = Path(os.environ["SAIKISH_CONFIG_DIR"])
     config_dir.mkdir(parents=True)
+    # The user's own agent.yml (a project's may only tighten until trusted: test_trust.py).
+    (config_dir / "agent.yml").write_text("permissions:\n  allow:\n    - Bash(npm install *)\n")
+    assert json.loads(cli("check", "--json", "--", "npm install x").out)["decision"] == "allow"
     (config_dir / "allowlist.yaml").write_text("deny:\n  - Bash(npm install *)\n")
     data = json.loads(cli("check", "--json", "--", "npm install x").out)
     assert (data["decision"], data["source"]) == ("reject", "deny_rule")

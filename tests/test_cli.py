@@ -58,7 +58,8 @@ def test_json_output_has_every_call_with_its_decision(cli: CLI, tmp_path: Path) 
               "--output-format", "json")
     assert run.code == 0
     data = json.loads(run.out)
-    assert set(data) == {"result", "exit_reason", "calls", "usage"}
+    assert set(data) == {"result", "exit_reason", "calls", "usage", "warnings"}
+    assert data["warnings"] == []
     assert (data["result"], data["exit_reason"]) == ("All done.", "finished")
     assert data["usage"] == {"input_tokens": 30, "output_tokens": 7}
     calls = [(c["id"], c["name"], c["arguments"], c["decision"], c["source"])

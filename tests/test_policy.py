@@ -430,7 +430,8 @@ def test_incomplete_allowlist_deny_list_blocks_auto_approve() -> None:
 
 
 @pytest.mark.parametrize(("tool", "args", "expected", "why"), [
-    ("read_file", {"path": "/etc/hosts"}, Verdict.ALLOW, "read-only tool"),
+    ("read_file", {"path": "src/app.py"}, Verdict.ALLOW, "read-only tool"),
+    ("read_file", {"path": "/etc/hosts"}, Verdict.ASK, "outside the workspace (4.8)"),
     ("write_file", {"path": "docs/guide/a.md", "content": "x"}, Verdict.ALLOW, "docs rule"),
     ("write_file", {"path": "docs/a.md", "content": "x"}, Verdict.ALLOW, "** spans no dirs"),
     ("write_file", {"path": "docs/../secret.md", "content": "x"}, Verdict.ASK, "../ trick"),

@@ -335,10 +335,11 @@ def test_a_payload_a_broad_rule_allows_is_contained(cli: Callable[..., Run], ws:
     model = write_script(ws.parent / "s.yml", (
         "- tool_calls: [{name: bash, arguments: {command: python3 build.py}}]\n"
         "- text: done\n"))
-    run = cli("-p", "build it", "-m", model, "--output-format", "json")
+    # Named with --config, the file is the person's own (a project's would need trust).
+    run = cli("-p", "build it", "-m", model, "-c", "agent.yml", "--output-format", "json")
     assert run.code == 0 and '"source": "rule"' in run.out and '"decision": "approved"' in run.out
     assert not (outside / "pwned").exists()
-    run = cli("-p", "build it", "-m", model, "--sandbox", "off")
+    run = cli("-p", "build it", "-m", model, "-c", "agent.yml", "--sandbox", "off")
     assert run.code == 0 and (outside / "pwned").exists(), "the payload works without a sandbox"
 
 

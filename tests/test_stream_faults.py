@@ -243,7 +243,8 @@ def test_llm_timeout_in_agent_yml_reaches_the_model(cli: Callable[..., Run], ws:
         (ws / "agent.yml").write_text(f"llm:\n  provider: openai\n  timeout: 0.2\n"
                                       f"  baseURL: {s.url}/v1\n")
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        run = cli("-p", "hi", "-m", "openai:m")
+        # Named with --config: a project's own baseURL would need trust (docs/SPEC.md §4.8).
+        run = cli("-p", "hi", "-m", "openai:m", "-c", "agent.yml")
     assert run.code == 1 and run.out == "partial \n"  # what arrived, then why it stopped
     assert "saikish: openai: the answer was interrupted: no data from the server for 0.2s " \
            "(llm.timeout in agent.yml)" in run.err

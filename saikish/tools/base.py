@@ -28,6 +28,8 @@ class RunContext:
     sandbox: Sandbox | None = None
     # What Tool.state said when the call was decided: the tool refuses if it changed.
     expected_state: str | None = None
+    # Credential values children must not inherit (docs/SPEC.md §4.8, saikish.childenv).
+    secrets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from saikish.childenv import child_environment
 from saikish.tools.base import RunContext, Tool, ToolOutput
 from saikish.tools.output import BoundedText
 from saikish.tools.reaper import MARKER_VARIABLE, end_all
@@ -63,7 +64,7 @@ def spawn(command: str, ctx: RunContext, marker: str) -> subprocess.Popen[bytes]
     marker variable is inherited by every descendant, even one that calls setsid,
     so they can be found and ended with the call.
     """
-    env = {**os.environ, MARKER_VARIABLE: marker}
+    env = {**child_environment(ctx.secrets), MARKER_VARIABLE: marker}  # keys stay home (§4.8)
     argv = ["bash", "-c", command]
     if ctx.sandbox is not None:  # docs/SPEC.md §4.9: a call nobody looked at
         argv = ctx.sandbox.wrap(argv)

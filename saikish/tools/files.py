@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from saikish.boundary import is_secret
 from saikish.risk import write_risk
 from saikish.tools.base import RunContext, Tool, ToolOutput
 from saikish.tools.output import truncate
@@ -114,13 +115,21 @@ def grep(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     files = [root] if root.is_file() else _walk(root)
     glob = args.get("glob")
     hits: list[str] = []
+    secret: list[str] = []
     for file in files:
         if glob and not fnmatch.fnmatch(file.name, str(glob)):
+            continue
+        if file != root and is_secret(str(file), ctx.workspace):
+            # Searching a tree must not read keys the person was never asked about (4.8).
+            secret.append(str(file.relative_to(root)))
             continue
         hits.extend(_grep_file(file, pattern, root, MAX_MATCHES - len(hits)))
         if len(hits) >= MAX_MATCHES:
             hits.append(f"[stopped after {MAX_MATCHES} matches]")
             break
+    if secret:
+        hits.append(f"[not searched, may hold secrets: {', '.join(secret[:10])}"
+                    f"{' ...' if len(secret) > 10 else ''}; read_file asks for them]")
     return ToolOutput(truncate("\n".join(hits) or "(no matches)", ctx.output_limit))
 
 

@@ -70,11 +70,21 @@ def _tools(repl: Repl, arg: str) -> None:
 
 
 def _allowlist(repl: Repl, arg: str) -> None:
-    from saikish.ui.tables import rules_table
+    from saikish.allowlist import AllowlistState
+    from saikish.ui.scopes import scope_view
 
-    repl.console.print(rules_table(repl.session.rules()))
+    session = repl.session
+    state = session.allowlist.current() if session.allowlist else AllowlistState()
+    repl.console.print(scope_view(state, session.config, session.workspace,
+                                  session.session_rules), soft_wrap=True)
     for error in repl.session.allowlist_errors():
         repl.say(error, "red")
+
+
+def _config(repl: Repl, arg: str) -> None:
+    from saikish.ui.settings import config_table
+
+    repl.console.print(config_table(repl.session.config))
 
 
 def _allow(repl: Repl, arg: str) -> None:
@@ -92,9 +102,11 @@ def _deny(repl: Repl, arg: str) -> None:
 def _forget(repl: Repl, arg: str) -> None:
     text = _rule(arg, "/forget").text
     found = repl.session.forget(text)
-    if repl.session.allowlist is not None and repl.session.allowlist.remove(text):
+    allowlist = repl.session.allowlist
+    scopes = (None, repl.session.workspace)  # global and this project
+    if allowlist is not None and [allowlist.remove(text, s) for s in scopes].count(True):
         found = True
-        repl.say(f"removed from {repl.session.allowlist.path}: {text}")
+        repl.say(f"removed from {allowlist.path}: {text}")
     repl.say(f"forgot {text}" if found else f"no session or allowlist rule {text}")
 
 
@@ -149,6 +161,7 @@ COMMANDS: dict[str, Command] = {
     "model": Command("[PROVIDER:MODEL]", "show or switch the model", _model),
     "tools": Command("", "the tools the model can call", _tools),
     "allowlist": Command("", "every rule in force and where it comes from", _allowlist),
+    "config": Command("", "the effective settings and the file each came from", _config),
     "allow": Command("RULE", "allow a rule for this session", _allow),
     "deny": Command("RULE", "deny a rule for this session", _deny),
     "forget": Command("RULE", "drop a rule from the session and the allowlist file", _forget),

@@ -38,8 +38,9 @@ def approval_panel(request: ApprovalRequest, seconds_left: int | None) -> Panel:
         parts.append(command_table(assessment.commands))
     parts.append(Text(f"why: {inert(assessment.reason)}", style="dim"))
     if assessment.proposed_rules:
-        parts.append(Text("always would allow: " + inert(", ".join(assessment.proposed_rules)),
-                          style="dim"))
+        note = f" · {inert(request.always_note)}" if request.always_note else ""
+        parts.append(Text("always would allow: " + inert(", ".join(assessment.proposed_rules))
+                          + note, style="dim"))
     else:
         parts.append(Text("always: not offered (no rule can cover this call)", style="dim"))
     if request.outside_sandbox:

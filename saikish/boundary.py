@@ -1,0 +1,143 @@
+"""Where reads stop being harmless (docs/SPEC.md §4.8): the workspace edge and secret files.
+
+Pure knowledge, no printing and no policy: `read_concern` says why reading a
+path deserves a question (or None), `environment_concern` says the same of
+commands that print the environment. The policy turns a concern into a
+question for the file tools; the bash analysis asks the same functions about
+the path operands of read-only commands.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Sequence
+
+OUTSIDE = "outside the workspace"
+SECRET = "may hold secrets"
+ENVIRONMENT = "prints environment variables, which may hold secrets"
+
+# The argument that names the path each built-in read tool reads ("." when absent).
+READ_TOOLS = {"read_file": "path", "list_files": "path", "grep": "path"}
+
+# File names that hold keys, tokens or passwords (fnmatch, matched on the last part).
+SECRET_NAMES = (
+    ".env", ".env.*", ".envrc", "*.env", "*.pem", "*.key", "id_*", "*.p12", "*.pfx",
+    "*.jks", "*.keystore", "*.kdbx", ".netrc", "_netrc", ".npmrc", ".pypirc", ".yarnrc.yml",
+    ".git-credentials", ".pgpass", ".htpasswd", ".dockercfg", "credentials.json",
+    "secrets.yml", "secrets.yaml", "*.tfvars", "terraform.tfstate",
+)
+# Directories whose whole content is credentials (matched on any part of the path).
+SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".password-store",
+               "gcloud", ".vault-token")
+# Files of other processes that expose secrets (matched on the whole resolved path).
+SECRET_PATHS = ("/proc/*/environ", "/proc/*/cmdline", "/proc/*/mem",
+                "/proc/*/task/*/environ")
+
+# Commands that print the environment when they run nothing else.
+_ENV_PRINTERS = frozenset({"printenv", "env", "export", "set", "declare", "typeset"})
+
+
+def resolve(path: str, workspace: str) -> str:
+    """`path` as the file system sees it: ~ expanded, joined to the workspace, links resolved."""
+    return os.path.realpath(os.path.join(workspace, os.path.expanduser(path)))
+
+
+def inside(path: str, workspace: str) -> bool:
+    """True when `path` (after resolving links and '..') lies within the workspace."""
+    full, root = resolve(path, workspace), os.path.realpath(workspace)
+    return full == root or full.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def is_secret(path: str, workspace: str = ".") -> bool:
+    """True when `path`, as written or as resolved, names a secret-bearing file or directory."""
+    written = os.path.normpath(os.path.expanduser(path))
+    return _secret_parts(written) or _secret_parts(resolve(path, workspace))
+
+
+def _secret_parts(path: str) -> bool:
+    if any(fnmatch.fnmatchcase(path, pattern) for pattern in SECRET_PATHS):
+        return True
+    parts = [p for p in path.split(os.sep) if p]
+    if any(part in SECRET_DIRS for part in parts):
+        return True
+    return bool(parts) and any(fnmatch.fnmatchcase(parts[-1], p) for p in SECRET_NAMES)
+
+
+def read_concern(path: str, workspace: str) -> str | None:
+    """Why reading `path` must be asked: SECRET, OUTSIDE, or None when it is harmless."""
+    if is_secret(path, workspace):
+        return SECRET
+    if not inside(path, workspace):
+        return OUTSIDE
+    return None
+
+
+def read_path(tool: str, arguments: dict[str, object] | None) -> str | None:
+    """The path a built-in read tool reads ('.' for grep without one), or None for other tools."""
+    key = READ_TOOLS.get(tool)
+    if key is None:
+        return None
+    value = (arguments or {}).get(key)
+    return str(value) if value not in (None, "") else "."
+
+
+def proposal_glob(path: str, workspace: str, concern: str) -> str:
+    """The path glob an "always" answer would allow for this concern.
+
+    A secret is only ever offered exactly (a blanket rule over ~/.ssh would
+    hand every key over); a read outside is offered for its directory: the
+    directory itself when the call names one, else everything below the
+    file's directory.
+    """
+    full, root = resolve(path, workspace), os.path.realpath(workspace)
+    if concern == SECRET:
+        return os.path.relpath(full, root) if inside(path, workspace) else full
+    directory = os.path.dirname(full)
+    if os.path.isdir(full) or directory in ("/", os.path.expanduser("~")):
+        return full  # "/**" or "~/**" would hand over the whole machine or home
+    return directory.rstrip(os.sep) + "/**"
+
+
+def covers(glob: str, concern: str) -> bool:
+    """True when an allow rule with this path glob may lift the concern.
+
+    Secrets need a rule that names the exact path: a glob written for a
+    directory must not quietly cover the keys inside it (fail closed).
+    """
+    return concern != SECRET or not any(c in glob for c in "*?[")
+
+
+def environment_concern(argv: Sequence[str]) -> str | None:
+    """ENVIRONMENT when `argv` prints environment variables (env, printenv, export -p, ...)."""
+    if not argv:
+        return None
+    name = os.path.basename(argv[0])
+    if name not in _ENV_PRINTERS:
+        return None
+    rest = list(argv[1:])
+    if name == "printenv":
+        return ENVIRONMENT
+    if name == "env":
+        return None if _env_runs_command(rest) else ENVIRONMENT
+    options = [w for w in rest if w.startswith("-")]
+    names = [w for w in rest if not w.startswith("-")]
+    if name == "set":
+        return ENVIRONMENT if not rest else None
+    # export/declare/typeset alone list variables; -p prints them even when named.
+    return ENVIRONMENT if not names or any("p" in o for o in options) else None
+
+
+def _env_runs_command(words: Sequence[str]) -> bool:
+    """True when `env WORDS` runs a command ('env X=1 cmd') rather than printing."""
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in ("-u", "--unset", "-C", "--chdir"):
+            skip = True
+        elif word.startswith(("-S", "--split-string")):
+            return True  # -S splits a string into a command and runs it
+        elif not word.startswith("-") and "=" not in word:
+            return True
+    return False

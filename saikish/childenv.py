@@ -1,0 +1,24 @@
+"""The environment saikish's children get (docs/SPEC.md §4.8): everything but its own keys.
+
+The bash tool, hooks and MCP servers run programs the model chose or a
+project named; none of them may read the API keys saikish itself uses, or
+`env` would hand them to the model.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+
+# The variables saikish reads its own credentials from.
+OWN_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+
+
+def child_environment(secrets: Iterable[str] = (),
+                      environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """`environ` (default os.environ) without saikish's keys, nor any variable holding `secrets`."""
+    source = os.environ if environ is None else environ
+    values = {s for s in secrets if s}
+    values.update(source[k] for k in OWN_KEYS if source.get(k))
+    # Dropped by value too: `llm.apiKey: $MY_KEY` makes MY_KEY one of ours.
+    return {k: v for k, v in source.items() if k not in OWN_KEYS and v not in values}

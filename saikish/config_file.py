@@ -1,0 +1,185 @@
+"""One agent.yml file (docs/SPEC.md §2): its schema as data, read into settings with lines.
+
+Every value keeps the file and line it came from; every error names the
+file, the line and the key, with the allowed values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from saikish.errors import ConfigError, RuleError
+from saikish.rules import Rule, parse_rule
+from saikish.types import Autonomy, Mode
+from saikish.yamlfile import (
+    check_tag,
+    compose,
+    is_null,
+    key_name,
+    line_of,
+    plain,
+    read_text,
+)
+
+PROVIDERS = ("openai", "anthropic", "ollama", "script", "demo")
+STORAGES = ("storage", "memory")
+SANDBOXES = ("auto", "workspace-write", "read-only", "off")
+
+@dataclass(frozen=True)
+class Key:
+    """One scalar setting: where it goes in Config and how its value is checked."""
+
+    attr: str
+    kind: type
+    choices: tuple[str, ...] = ()
+    minimum: float | None = None
+
+
+SCALARS: dict[str, Key] = {
+    "llm.provider": Key("llm.provider", str, PROVIDERS),
+    "llm.model": Key("llm.model", str),
+    "llm.apiKey": Key("llm.api_key", str),
+    "llm.baseURL": Key("llm.base_url", str),
+    "llm.maxIterations": Key("llm.max_iterations", int, minimum=1),
+    "llm.timeout": Key("llm.timeout", float, minimum=0.001),
+    "systemPrompt": Key("system_prompt", str),
+    "toolConfirmation.mode": Key("confirmation.mode", str, tuple(m.value for m in Mode)),
+    "toolConfirmation.timeout": Key("confirmation.timeout_ms", int, minimum=0),
+    "toolConfirmation.allowedToolsStorage": Key("confirmation.storage", str, STORAGES),
+    "toolConfirmation.autonomy": Key("confirmation.autonomy", str,
+                                     tuple(a.value for a in Autonomy)),
+    "tools.bashTimeout": Key("tools.bash_timeout", float, minimum=1),
+    "tools.outputLimit": Key("tools.output_limit", int, minimum=1),
+    "sandbox": Key("sandbox", str, SANDBOXES),
+}
+RULE_LISTS = ("permissions.allow", "permissions.deny", "permissions.ask")
+OPAQUE = ("hooks", "mcpServers")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One value of one file, with the line it is on."""
+
+    value: Any
+    origin: str
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One agent.yml, read and checked: its settings by dotted key, and its raw bytes."""
+
+    path: Path
+    kind: str  # "user" | "project" | "explicit"
+    settings: Mapping[str, Setting]
+    data: bytes = b""
+
+
+def read_layer(path: Path, kind: str) -> Layer:
+    """Read and validate one agent.yml."""
+    text = read_text(path, limit=1 << 20)  # no real agent.yml is near 1 MB
+    root = compose(text, path)
+    settings = {} if root is None else _Reader(path).settings(root)
+    return Layer(path, kind, settings, text.encode("utf-8"))
+
+
+Node = yaml.Node
+SECTIONS = {"llm": "llm", "toolConfirmation": "toolConfirmation", "tools": "tools",
+            "permissions": "permissions"}
+
+
+class _Reader:
+    """Walks the composed YAML tree so that each error knows its line."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, node: Node, key: str, message: str) -> ConfigError:
+        return ConfigError(message, self.path, line_of(node), key)
+
+    def origin(self, node: Node) -> str:
+        return f"{self.path}:{line_of(node)}"
+
+    def mapping(self, node: Node, key: str, allowed: tuple[str, ...]) -> list[tuple[str, Node]]:
+        if is_null(node):
+            return []
+        if not isinstance(node, yaml.MappingNode):
+            raise self.fail(node, key, "must be a mapping")
+        check_tag(node, self.path, key)
+        out = []
+        for key_node, value_node in node.value:
+            name = key_name(key_node, self.path, key)
+            full = f"{key}.{name}" if key else name
+            if name not in allowed:
+                raise self.fail(key_node, full, f"unknown key; allowed: {', '.join(allowed)}")
+            out.append((full, value_node))
+        return out
+
+    def settings(self, root: Node) -> dict[str, Setting]:
+        top = tuple(k for k in SCALARS if "." not in k) + tuple(SECTIONS) + OPAQUE
+        out: dict[str, Setting] = {}
+        for key, node in self.mapping(root, "", top):
+            if key in SECTIONS:
+                children = tuple(k.partition(".")[2] for k in (*SCALARS, *RULE_LISTS)
+                                 if k.startswith(key + "."))
+                for full, child in self.mapping(node, key, children):
+                    out[full] = Setting(self.value(full, child), self.origin(child))
+            else:
+                out[key] = Setting(self.value(key, node), self.origin(node))
+        return out
+
+    def value(self, key: str, node: Node) -> Any:
+        if key in RULE_LISTS:
+            return self.rules(node, key)
+        if key in OPAQUE:
+            return plain(node, self.path, key)
+        spec = SCALARS[key]
+        if spec.choices:
+            return self.choice(node, key, spec.choices)
+        if spec.minimum is not None:
+            return self.number(node, key, spec.kind, spec.minimum)
+        return self.scalar(node, key, str, "a string")
+
+    def scalar(self, node: Node, key: str, kind: type, what: str) -> Any:
+        value = plain(node, self.path, key) if isinstance(node, yaml.ScalarNode) else None
+        if isinstance(value, bool) or value is None:
+            raise self.fail(node, key, f"must be {what}")
+        if kind is str and isinstance(value, (str, int, float)):
+            return str(value)
+        if kind is int and isinstance(value, int):
+            return value
+        if kind is float and isinstance(value, (int, float)):
+            return float(value)
+        raise self.fail(node, key, f"must be {what}, not '{str(node.value)[:40]}'")
+
+    def choice(self, node: Node, key: str, allowed: tuple[str, ...]) -> str:
+        value = self.scalar(node, key, str, "a string")
+        if value not in allowed:
+            raise self.fail(node, key, f"'{value[:40]}' is not one of: {', '.join(allowed)}")
+        return str(value)
+
+    def number(self, node: Node, key: str, kind: type, minimum: float) -> Any:
+        value = self.scalar(node, key, kind, f"a number >= {minimum:g}")
+        if value < minimum:
+            raise self.fail(node, key, f"must be >= {minimum:g}, not {value}")
+        return value
+
+    def rules(self, node: Node, key: str) -> tuple[Rule, ...]:
+        if is_null(node):
+            return ()
+        if not isinstance(node, yaml.SequenceNode):
+            raise self.fail(node, key, "must be a list of rules")
+        check_tag(node, self.path, key)
+        out = []
+        for item in node.value:
+            origin = self.origin(item)
+            try:
+                out.append(parse_rule(plain(item, self.path, key), origin))
+            except RuleError as exc:
+                message = str(exc).removeprefix(f"{origin}: ")
+                raise self.fail(item, key, message) from None
+        return tuple(out)
