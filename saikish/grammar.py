@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -176,11 +177,23 @@ class _Parser:
 
     def dynamic_option(self, i: int) -> int | None:
         """A word built at run time where an option could stand."""
+        w = self.words[i]
+        if self.entry.style == "single" and w.globbing and not w.dynamic and \
+                not self.sub_pending and not self.glob_may_name_option(w.value):
+            return self.operand(i)  # find *.py: whole-word options, none of them matches
         if self.sub_pending or self.entry.has("open") or any(t.raising for t in self.tables):
             self.hard(i, f"'{self.words[i].value}' is built at run time and could be any "
                          f"option of {' '.join(self.path)}")
             return None
         return self.operand(i)
+
+    def glob_may_name_option(self, pattern: str) -> bool:
+        """True when a glob could expand to one of the entry's risk-raising options."""
+        tail = re.split(r"[*?\[\]{}]", pattern)[-1]
+        return any(fnmatch.fnmatchcase(spelling, pattern) or
+                   fnmatch.fnmatchcase(f"{spelling}={tail}", pattern)
+                   for table in self.tables for option in table.raising
+                   for spelling in option.spellings)
 
     def option(self, i: int) -> int | None:
         text = self.words[i].value

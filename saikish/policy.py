@@ -266,7 +266,14 @@ def _permit_write(target: Target, covering: str | None, ctx: Context) -> Command
     return CommandCheck(shown, risk, None, why, True)
 
 
+# Device files whose reading reveals nothing: no question about them.
+_HARMLESS_READS = frozenset({"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom",
+                             "/dev/stdin", "/dev/fd/0", "-"})
+
+
 def _read_concern(target: Target, ctx: Context) -> str | None:
+    if target.path in _HARMLESS_READS:
+        return None
     if not target.known:
         return "its path is only known at run time"
     return read_concern(target.path, ctx.workspace)

@@ -34,12 +34,13 @@ class Preparsed:
     opaque: tuple[str, ...] = ()
 
 
-def preparse(text: str) -> Preparsed:
-    """`text` rewritten for bashlex; never raises."""
-    if "<<" not in text and "((" not in text and "[[" not in text and "time" not in text:
+def preparse(text: str, first: int = 0) -> Preparsed:
+    """`text` rewritten for bashlex; never raises. Placeholders are numbered from `first`."""
+    if "<<" not in text and "((" not in text and "[[" not in text and "time" not in text \
+            and "case" not in text:
         return Preparsed(text)  # the common case: nothing to rewrite
     heredocs: dict[str, tuple[str, bool]] = {}
-    text = _cut_heredocs(text, heredocs)
+    text = _cut_heredocs(text, heredocs, first)
     opaque: list[str] = []
     text = _Rewriter(text, opaque).run()
     return Preparsed(text, heredocs, tuple(opaque))
@@ -47,7 +48,7 @@ def preparse(text: str) -> Preparsed:
 
 # -- here-documents -------------------------------------------------------------------
 
-def _cut_heredocs(text: str, heredocs: dict[str, tuple[str, bool]]) -> str:
+def _cut_heredocs(text: str, heredocs: dict[str, tuple[str, bool]], first: int) -> str:
     """Replace quoted here-documents by placeholders; unquoted ones bashlex reads itself.
 
     The shell module checks that bashlex sees every placeholder as a here-document of
@@ -59,7 +60,8 @@ def _cut_heredocs(text: str, heredocs: dict[str, tuple[str, bool]]) -> str:
     quote = ""
     i = 0
     while i < len(lines):
-        new_line, found, quote = _heredoc_ops(lines[i], len(heredocs) + len(pending), quote)
+        new_line, found, quote = _heredoc_ops(lines[i], first + len(heredocs) + len(pending),
+                                              quote)
         out.append(new_line)
         pending.extend(found)
         i += 1
@@ -156,6 +158,8 @@ class _Rewriter:
                 self.arithmetic(self.i + 2, ":")
             elif self.at_command and text.startswith("[[", self.i) and self.boundary(2):
                 self.conditional()
+            elif self.at_command and text.startswith("case", self.i) and self.boundary(4):
+                self.case_statement()
             elif self.at_command and text.startswith("time", self.i) and self.boundary(4):
                 self.i += 4
                 match = re.match(r"[ \t]+(-p[ \t]+)?", text[self.i:])
@@ -265,3 +269,111 @@ class _Rewriter:
         self.out.append("".join(pieces))
         self.i = j + 2
         self.at_command = False
+
+    # -- case ------------------------------------------------------------------------
+
+    def case_statement(self) -> None:
+        """`case W in P) BODY;; ... esac` -> `{ : W P ... <newline> BODY ... }`."""
+        text = self.text
+        head = re.compile(r"case[ \t]+((?:[^\s'\"\\]|\\.|'[^']*'|\"(?:[^\"\\]|\\.)*\")+)"
+                          r"\s+in\b").match(text, self.i)
+        if head is None:
+            self.word()
+            return
+        j = head.end()
+        words, bodies = [head.group(1)], []
+        while True:
+            j = _skip(text, j, " \t\n;")
+            if text.startswith("esac", j) and _ends_word(text, j + 4):
+                break
+            if j >= len(text):
+                self.emit(text[self.i:])  # no esac: bashlex will fail, and we ask
+                return
+            if text[j] == "(":
+                j += 1
+            end = _scan_to(text, j, (")",))
+            if end < 0:
+                self.emit(text[self.i:])
+                return
+            words.extend(p.strip() for p in _split_top(text[j:end], "|") if p.strip())
+            body_end, j = _case_body(text, end + 1)
+            bodies.append(_Rewriter(text[end + 1:body_end], self.opaque).run())
+        self.out.append("{ : " + " ".join(words) + "\n" + "\n".join(bodies) + "\n}")
+        self.i = j + 4
+        self.at_command = False
+
+
+def _skip(text: str, j: int, chars: str) -> int:
+    while j < len(text) and text[j] in chars:
+        j += 1
+    return j
+
+
+def _ends_word(text: str, j: int) -> bool:
+    return j >= len(text) or text[j] in " \t\n;&|)"
+
+
+def _scan_to(text: str, j: int, stops: tuple[str, ...]) -> int:
+    """Index of the first stop outside quotes and parentheses, or -1."""
+    depth = 0
+    while j < len(text):
+        c = text[j]
+        if c in "'\"":
+            end = text.find(c, j + 1)
+            if end < 0:
+                return -1
+            j = end + 1
+            continue
+        if c == "\\":
+            j += 2
+            continue
+        if depth == 0 and any(text.startswith(s, j) for s in stops):
+            return j
+        # A case pattern's ')' has no '(': never let the depth go below zero.
+        depth = max(0, depth + {"(": 1, ")": -1}.get(c, 0))
+        j += 1
+    return -1
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    parts, start, j = [], 0, 0
+    while True:
+        j = _scan_to(text, start, (sep,))
+        if j < 0:
+            parts.append(text[start:])
+            return parts
+        parts.append(text[start:j])
+        start = j + 1
+
+
+def _case_body(text: str, j: int) -> tuple[int, int]:
+    """(end of the body, where the next item starts) for one case item."""
+    nested, k = 0, j
+    while k < len(text):
+        stop = _scan_to(text, k, (";;", ";&", "esac", "case"))
+        if stop < 0:
+            return len(text), len(text)
+        if text.startswith("case", stop) and _starts_word(text, stop) and \
+                _ends_word(text, stop + 4):
+            nested += 1
+            k = stop + 4
+            continue
+        if text.startswith("esac", stop):
+            if not (_starts_word(text, stop) and _ends_word(text, stop + 4)):
+                k = stop + 4
+                continue
+            if nested:
+                nested -= 1
+                k = stop + 4
+                continue
+            return stop, stop
+        if nested:
+            k = stop + 2
+            continue
+        after = stop + 3 if text.startswith(";;&", stop) else stop + 2
+        return stop, after
+    return len(text), len(text)
+
+
+def _starts_word(text: str, j: int) -> bool:
+    return j == 0 or text[j - 1] in " \t\n;&|("

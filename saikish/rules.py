@@ -275,8 +275,11 @@ def workspace_relative(path: str, workspace: str) -> str:
     Symlinks and '..' are resolved first, so 'docs/../secret' or a link out
     of the workspace never matches a glob meant for the workspace.
     """
-    full = os.path.realpath(os.path.join(workspace, os.path.expanduser(path)))
-    root = os.path.realpath(workspace)
+    joined = os.path.join(workspace, os.path.expanduser(path))
+    try:
+        full, root = os.path.realpath(joined), os.path.realpath(workspace)
+    except (OSError, ValueError):  # an unreadable /proc entry, a NUL: judge the plain path
+        full, root = os.path.abspath(joined.replace("\0", "")), os.path.abspath(workspace)
     if full == root:
         return "."
     if full.startswith(root.rstrip(os.sep) + os.sep):

@@ -116,6 +116,8 @@ def analyse(command: str) -> ShellAnalysis:
         walker.script(Word(command), depth=0, via=())
     except RecursionError:
         walker.opaque.append("nesting too deep to analyse")
+    if set(walker.bodies) - walker.used:  # a quoted here-document bashlex never saw
+        walker.opaque.append("a here-document saikish could not place")
     commands = [replace(c, shadowed=True) if c.basename in walker.functions and not c.via
                 else c for c in walker.commands]
     return ShellAnalysis(tuple(commands), tuple(dict.fromkeys(walker.opaque)),
@@ -218,6 +220,7 @@ class _Walker:
     cwd: _Cwd = field(default_factory=_Cwd)
     hijack: str | None = None
     bodies: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    used: set[str] = field(default_factory=set)
 
     # -- scripts and nodes ------------------------------------------------------
 
@@ -238,7 +241,11 @@ class _Walker:
             self.opaque.append("control character in command")
         if not text.strip():
             return
-        pre = preparse(text)
+        if "find" in via and "{}" in text:
+            # find pastes each file name into the script: a name like '$(rm -rf ~)' runs.
+            self.opaque.append("find puts file names into the script it runs")
+            return
+        pre = preparse(text, len(self.bodies))
         self.opaque.extend(pre.opaque)
         self.bodies.update(pre.heredocs)
         if len(pre.text) > MAX_PARSE:
@@ -365,7 +372,8 @@ class _Walker:
     def simple(self, words: list[Word], writes: tuple[Target, ...], hijack: str | None,
                depth: int, via: tuple[str, ...], stdin: str | None, remote: bool,
                open_ended: bool = False, outer: tuple[str, ...] = (), offset: int = 0,
-               feeds: list[tuple[str, Word]] | None = None) -> None:
+               feeds: list[tuple[str, Word]] | None = None,
+               found_under: Word | None = None) -> None:
         """Record one simple command, looking through what it runs."""
         head = words[0]
         argv = tuple(w.value for w in words)
@@ -380,8 +388,9 @@ class _Walker:
         if variables:
             self.hijack = hijack = variables[0] if variables[0] != "$dynamic" else \
                 "a variable named at run time"
-        reads = tuple(self.cwd.resolve(w) for w in found.reads)
-        own_writes = writes + tuple(self.cwd.resolve(w) for w in found.writes)
+        reads = tuple(self.cwd.resolve(_name_found(w, found_under)) for w in found.reads)
+        own_writes = writes + tuple(self.cwd.resolve(_name_found(w, found_under))
+                                    for w in found.writes)
         runs = [i for i in found.inner if i.script is None and i.end > i.start]
         command = SimpleCommand(
             argv[:found.end] if runs else argv, own_writes, hijack, False, open_ended, via,
@@ -393,9 +402,10 @@ class _Walker:
             if inner.script is not None:
                 self.script(inner.script, depth + 1, via + (name,), remote or inner.remote)
             elif inner.end > inner.start:
+                names = _found_names(found) if inner.appends and name == "find" else None
                 self.simple(words[inner.start:inner.end], (), hijack, depth + 1,
-                            via + (name,), stdin, remote, open_ended or inner.appends,
-                            outer, offset + inner.start)
+                            via + (name,), stdin, remote, open_ended or inner.appends, outer,
+                            offset + inner.start, found_under=names)
         if found.stdin_code:
             self.stdin_code(found, feeds or [], depth, via, remote)
 
@@ -449,6 +459,10 @@ class _Walker:
                 node.output, "pos") else ""
             if delimiter in self.bodies:
                 body, _quoted = self.bodies[delimiter]
+                if heredoc is None or heredoc.value.strip() != delimiter:
+                    # bashlex placed our placeholder elsewhere: the quoting was misread.
+                    self.opaque.append("a here-document saikish could not place")
+                self.used.add(delimiter)
                 return "heredoc", Word(body)
             value = heredoc.value.rsplit("\n", 1)[0] if heredoc is not None else ""
             return "heredoc", Word(value, dynamic="$" in value or "`" in value)
@@ -478,6 +492,23 @@ class _Walker:
                                            "/dev/tty", "/dev/fd/1", "/dev/fd/2"):
             return None
         return replace(self.cwd.resolve(word), redirect=True)
+
+
+def _found_names(found: Parse) -> Word:
+    """Where find -exec's '{}' points: under find's one starting point, else unknown."""
+    starts = found.reads or (Word("."),)
+    if len(starts) != 1 or not starts[0].literal:
+        return Word("{}", dynamic=True)
+    return Word(starts[0].value.rstrip("/") + "/{}")
+
+
+def _name_found(word: Word, found_under: Word | None) -> Word:
+    """A path operand holding find's '{}', as the file it will be."""
+    if found_under is None or "{}" not in word.value:
+        return word
+    if found_under.dynamic:
+        return Word(word.value, dynamic=True)
+    return Word(word.value.replace("{}", found_under.value), word.dynamic, word.globbing)
 
 
 class _Restore:
