@@ -268,6 +268,8 @@ class _Parser:
         if option.risk is not None and option.risk is not Risk.READ_ONLY:
             why = option.why or f"{' '.join(self.path)} {option.name} is {_risk_name(option.risk)}"
             state.findings.append(Finding(option.risk, why, i))
+        if not effects:
+            return next_i
         if Effect.WRITES in effects and value is not None:
             state.writes.append(value)
         if Effect.READS in effects and value is not None:

@@ -38,10 +38,13 @@ class Classification:
     named: tuple[int, ...] = ()
 
 
+_CEILING = {Autonomy.FULL_AUTO: Level.HIGH, Autonomy.SUPERVISED: Level.MEDIUM,
+            Autonomy.CAUTIOUS: Level.LOW, Autonomy.MANUAL: None}
+
+
 def auto_approves(autonomy: Autonomy, risk: Risk) -> bool:
     """The autonomy matrix (docs/SPEC.md §4.3): True where `risk` runs without asking."""
-    ceiling = {Autonomy.FULL_AUTO: Level.HIGH, Autonomy.SUPERVISED: Level.MEDIUM,
-               Autonomy.CAUTIOUS: Level.LOW, Autonomy.MANUAL: None}[autonomy]
+    ceiling = _CEILING[autonomy]
     return ceiling is not None and risk.level <= ceiling
 
 

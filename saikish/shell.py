@@ -255,10 +255,10 @@ class _Walker:
         self.parsed(pre, depth, via, remote)
 
     def parsed(self, pre: Preparsed, depth: int, via: tuple[str, ...], remote: bool) -> None:
-        import bashlex  # deferred: building its parser tables costs ~80 ms
+        from saikish.bashlex_tables import load  # deferred: bashlex costs ~15 ms to load
 
         try:
-            trees = bashlex.parse(pre.text)
+            trees = load().parse(pre.text)
         except Exception:  # bashlex raises many kinds; all mean "not understood"
             self.opaque.append("it uses shell syntax saikish cannot read")
             self._raw_escalation(pre.text)

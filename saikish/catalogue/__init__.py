@@ -7,6 +7,7 @@ split into entries once; an entry is parsed the first time a command needs it, s
 
 from __future__ import annotations
 
+import bisect
 import enum
 import re
 from dataclasses import dataclass, field
@@ -16,7 +17,9 @@ from saikish.errors import SaikishError
 from saikish.types import Risk
 
 HERE = Path(__file__).resolve().parent
-_HEADER = re.compile(r"^\s*\[([^\]]+)\]\s*(?:#.*)?$")
+# Headers and aka lines start at the beginning of a line, so a plain scan finds them.
+_AKA = re.compile(r"^aka[ \t]+(.*)$", re.MULTILINE)
+_HEADERS = re.compile(r"^\[([^\]\n]+)\]", re.MULTILINE)
 _RISKS = {"read": Risk.READ_ONLY, "build": Risk.BUILD_TEST, "write": Risk.WRITE,
           "network": Risk.NETWORK, "destructive": Risk.DESTRUCTIVE, "unknown": Risk.UNKNOWN}
 ROLES = frozenset({"path", "text", "write", "cmd", "script", "remote", "var", "assign"})
@@ -114,12 +117,23 @@ class Entry:
 
 @dataclass(frozen=True)
 class _Block:
-    """An entry's lines, not yet parsed."""
+    """An entry's text, not yet parsed: text[start:end] of one file."""
 
     filename: str
-    line: int
-    lines: list[str]
+    text: str = field(repr=False)
+    start: int
+    end: int
     words: tuple[str, ...]
+
+    @property
+    def line(self) -> int:
+        """The line number of the entry's header."""
+        return self.text.count("\n", 0, self.start) + 1
+
+    @property
+    def lines(self) -> list[str]:
+        """The entry's lines after its header."""
+        return self.text[self.start:self.end].split("\n")[1:]
 
 
 class Catalogue:
@@ -159,24 +173,25 @@ class Catalogue:
         return list(dict.fromkeys(" ".join(b.words) for b in self.blocks().values()))
 
     def _split(self, path: Path) -> None:
+        # Runs once per process over every file, so only regexes run over the whole text;
+        # an entry's lines are cut out when it is first used.
         assert self._blocks is not None
-        words: list[str] = []
-        current: list[str] = []
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            header = _HEADER.match(line)
-            if header:
-                words, current = header.group(1).split(), []
-                self._blocks.setdefault(" ".join(words),
-                                        _Block(path.name, number, current, tuple(words)))
+        text = path.read_text(encoding="utf-8")
+        headers = list(_HEADERS.finditer(text))
+        positions = [m.start() for m in headers]
+        blocks = []
+        for index, match in enumerate(headers):
+            end = positions[index + 1] if index + 1 < len(headers) else len(text)
+            block = _Block(path.name, text, match.end(), end, tuple(match.group(1).split()))
+            blocks.append(block)
+            self._blocks.setdefault(" ".join(block.words), block)
+        for aka in _AKA.finditer(text):
+            index = bisect.bisect_right(positions, aka.start()) - 1
+            if index < 0:
                 continue
-            if not words:
-                continue
-            current.append(line)
-            tokens = _strip_comment(line).split()
-            if tokens[:1] == ["aka"]:  # other names: a command's, or a subcommand word's
-                block = self._blocks[" ".join(words)]
-                for alias in tokens[1:]:
-                    self._blocks.setdefault(" ".join(words[:-1] + [alias]), block)
+            words = list(blocks[index].words)
+            for alias in _strip_comment(aka.group(1)).split():
+                self._blocks.setdefault(" ".join(words[:-1] + [alias]), blocks[index])
 
 
 def parse_entry(filename: str, first_line: int, lines: list[str],
