@@ -134,6 +134,8 @@ class _State:
     writes_operands: bool = False
     code_operand: bool = False
     has_code: bool = False
+    # -e PATTERN / -f FILE given: a leading `text` operand role is files instead (grep).
+    pattern_given: bool = False
 
 
 class _Parser:
@@ -165,6 +167,8 @@ class _Parser:
     def word(self, i: int) -> int | None:
         """Handle words[i]; the index of the next word, or None to stop."""
         w = self.words[i]
+        if i == 1 and self.entry.has("bundled") and w.literal and w.value[:1].isalpha():
+            return self.short_cluster(i, "-" + w.value)  # tar xzf, ps aux
         if not self.options_done and w.literal and w.value == "--":
             self.options_done = True
             return i + 1
@@ -270,10 +274,11 @@ class _Parser:
             state.findings.append(Finding(option.risk, why, i))
         if not effects:
             return next_i
-        if Effect.WRITES in effects and value is not None:
-            state.writes.append(value)
-        if Effect.READS in effects and value is not None:
-            state.reads.append(value)
+        if effects & {Effect.WRITES, Effect.READS} and values:
+            files = [values[k] for k in option.file_values(len(values))]
+            (state.writes if Effect.WRITES in effects else state.reads).extend(files)
+        if Effect.GIVES_PATTERN in effects:
+            state.pattern_given = True
         if Effect.SETS in effects and value is not None:
             state.variables.append(value.value if value.literal else "$dynamic")
         if Effect.WRITES_OPERANDS in effects:
@@ -437,7 +442,10 @@ class _Parser:
 
     def result(self) -> Parse:
         state, entry = self.state, self.entry
-        roles = assign_roles(entry.operands, len(state.operands))
+        pattern = entry.operands
+        if state.pattern_given and pattern and pattern[0].name == "text":
+            pattern = pattern[1:]  # grep -e PATTERN FILE...: every operand is a file
+        roles = assign_roles(pattern, len(state.operands))
         if roles is None:
             state.findings.append(Finding(
                 Risk.UNKNOWN, f"{' '.join(self.path)} is given operands it does not take"))

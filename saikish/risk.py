@@ -181,17 +181,23 @@ def _end_of(script: str, i: int, delim: str) -> int:
     return i
 
 
+# Checked on the program with its string literals emptied, so a '}' or ';' inside a
+# string cannot end a statement early; any '>' or '|' after print/printf counts, even a
+# comparison (asking too often is the safe mistake here).
 _AWK_UNSAFE = re.compile(
-    r"\bsystem\s*\(|\|\s*getline|\|&|\bprint[f]?\b[^;}]*(?:>|\|)|\bgetline\s*<|"
-    r"\bclose\s*\(|\bfflush\s*\(|@load|@include|ENVIRON|PROCINFO")
+    r"\bsystem\b|\|\s*getline|\|&|\bprint[f]?\b[^;}\n]*[>|]|\bgetline\b[^;}\n]*<|"
+    r"@|\bclose\b|\bfflush\b|ENVIRON|PROCINFO|\"\s*\|")
+_AWK_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
 def _awk(found: Parse) -> list[Finding]:
     if _values(found, "--file", "-f", "--source", "--include", "--load"):
         return []  # the grammar already marked these
-    program = found.operands[:1]
-    for text in program:
-        if _AWK_UNSAFE.search(text) or re.search(r"\"[^\"]*\"\s*\|", text):
+    for text in found.operands[:1]:
+        if '"' in text and text.count('"') % 2:
+            return [Finding(U, "the awk program's quotes do not balance", hard=True)]
+        plain = _AWK_STRING.sub('""', text)
+        if _AWK_UNSAFE.search(plain):
             return [Finding(U, "the awk program runs commands or writes files", hard=True)]
     return []
 

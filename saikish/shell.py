@@ -31,6 +31,9 @@ _SPECIAL_CHARS = re.compile(r"[\\'\"$`*?\[{~]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 MAX_DEPTH = 12
 # Longer than this, a command is asked without being parsed: bashlex's time grows fast.
+# MAX_COMMAND bounds the whole text (here-document bodies included), MAX_PARSE what is
+# left for bashlex once quoted here-document bodies are cut out.
+MAX_COMMAND = 200_000
 MAX_PARSE = 20_000
 CATALOGUE = Catalogue()
 
@@ -234,6 +237,10 @@ class _Walker:
             what = via[-1] if via else "the shell"
             self.opaque.append(f"{what} runs a script that is only known at run time")
             self._raw_escalation(text)
+            return
+        if len(text) > MAX_COMMAND:
+            self.opaque.append(f"the command is too long to analyse ({len(text):,} characters)")
+            self._raw_escalation(text[:MAX_COMMAND])
             return
         if "\x00" in text:
             self.opaque.append("NUL byte in command")

@@ -47,6 +47,7 @@ class Effect(enum.Enum):
     CODE_OPERAND = "code-operand"
     ENDS_OPTIONS = "ends-options"
     SETS = "sets"
+    GIVES_PATTERN = "gives-pattern"
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,15 @@ class Option:
     risk: Risk | None = None
     effects: frozenset[Effect] = frozenset()
     why: str = ""
+    # The names of its values (FILE, NAME...): `reads`/`writes` apply to the ones naming
+    # a file, path or directory, or to the first value when none does.
+    metavars: tuple[str, ...] = ()
+
+    def file_values(self, count: int) -> list[int]:
+        """Which of `count` values `reads`/`writes` apply to."""
+        named = [i for i, m in enumerate(self.metavars[:count])
+                 if any(k in m.upper() for k in ("FILE", "PATH", "DIR"))]
+        return named or ([0] if count else [])
 
     def form(self, spelling: str) -> tuple[int, bool]:
         """(values taken, optional) for one of this option's spellings."""
@@ -74,7 +84,7 @@ class Option:
     @property
     def raises(self) -> bool:
         """True when using this option changes what the command does beyond its base."""
-        harmless = {Effect.READS, Effect.ENDS_OPTIONS, Effect.SETS}
+        harmless = {Effect.READS, Effect.ENDS_OPTIONS, Effect.SETS, Effect.GIVES_PATTERN}
         return self.risk is not None or bool(self.effects - harmless)
 
 
@@ -296,6 +306,7 @@ def parse_option(text: str) -> Option:
     words = text.split('"', 1)[0].split()
     spellings: list[str] = []
     forms: list[tuple[int, bool]] = []
+    metavars: tuple[str, ...] = ()
     risk: Risk | None = None
     effects: set[Effect] = set()
     for word in words:
@@ -305,6 +316,7 @@ def parse_option(text: str) -> Option:
             meta = match.group("meta") or ""
             arity = (-1 if meta.endswith("...;") else len(meta.split(","))) if meta else 0
             forms.append((arity, bool(match.group("opt"))))
+            metavars = metavars or tuple(meta.split(",")) if meta else metavars
         elif word in _RISKS:
             risk = _higher(risk, _RISKS[word])
         elif word in {e.value for e in Effect}:
@@ -317,7 +329,7 @@ def parse_option(text: str) -> Option:
         risk = _higher(risk, Risk.UNKNOWN)
     if effects & {Effect.WRITES, Effect.WRITES_OPERANDS}:
         risk = _higher(risk, Risk.WRITE)
-    return Option(tuple(spellings), tuple(forms), risk, frozenset(effects), why)
+    return Option(tuple(spellings), tuple(forms), risk, frozenset(effects), why, metavars)
 
 
 def _higher(a: Risk | None, b: Risk) -> Risk:
