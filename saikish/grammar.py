@@ -193,9 +193,12 @@ class _Parser:
 
     def glob_may_name_option(self, pattern: str) -> bool:
         """True when a glob could expand to one of the entry's risk-raising options."""
+        if "{" in pattern:
+            return True  # brace expansion makes words of its own: {-delete,-true}
         tail = re.split(r"[*?\[\]{}]", pattern)[-1]
-        return any(fnmatch.fnmatchcase(spelling, pattern) or
-                   fnmatch.fnmatchcase(f"{spelling}={tail}", pattern)
+        attached = not self.entry.has("separate")
+        return any(fnmatch.fnmatchcase(spelling, pattern) or (
+                   attached and fnmatch.fnmatchcase(f"{spelling}={tail}", pattern))
                    for table in self.tables for option in table.raising
                    for spelling in option.spellings)
 
@@ -212,6 +215,8 @@ class _Parser:
             return self.unknown(i, text.split("=", 1)[0])
         option, spelling = found
         arity, optional = option.form(spelling)
+        if eq and self.entry.has("separate"):
+            return self.unknown(i, text, f"{spelling} takes its value as the next word")
         if eq:
             if arity == 0 and not optional:
                 return self.unknown(i, text, f"option {spelling} takes no value")

@@ -113,7 +113,11 @@ def _heredoc_ops(line: str, counter: int,
         elif c == "#" and (i == 0 or line[i - 1] in " \t;&|("):
             out.append(line[i:])
             break
-        elif line.startswith("<<", i) and not line.startswith("<<<", i):
+        elif line.startswith("<<<", i):  # a here-string, not a here-document
+            out.append("<<<")
+            i += 3
+            continue
+        elif line.startswith("<<", i):
             op = _HEREDOC_OP.match(line, i)
             word = _DELIMITER.match(line, op.end()) if op else None
             if op and word:

@@ -399,8 +399,9 @@ class _Walker:
         own_writes = writes + tuple(self.cwd.resolve(_name_found(w, found_under))
                                     for w in found.writes)
         runs = [i for i in found.inner if i.script is None and i.end > i.start]
+        own = runs or any(i.remote for i in found.inner)
         command = SimpleCommand(
-            argv[:found.end] if runs else argv, own_writes, hijack, False, open_ended, via,
+            argv[:found.end] if own else argv, own_writes, hijack, False, open_ended, via,
             stdin, bool(runs), found, reads, outer=outer, offset=offset, remote=remote)
         self.commands.append(command)
         self.change_directory(found, words)

@@ -26,7 +26,7 @@ ROLES = frozenset({"path", "text", "write", "cmd", "script", "remote", "var", "a
 # Roles after which every further word belongs to what runs, not to this command.
 TERMINAL_ROLES = frozenset({"cmd", "script", "remote"})
 _FLAGS = frozenset({"numbers", "bundled", "open", "subcommands", "shell", "evaluates",
-                    "appends"})
+                    "appends", "separate"})
 
 
 class CatalogueError(SaikishError):
