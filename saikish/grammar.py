@@ -136,6 +136,8 @@ class _State:
     has_code: bool = False
     # -e PATTERN / -f FILE given: a leading `text` operand role is files instead (grep).
     pattern_given: bool = False
+    # A listing or checking mode (unzip -l, git clean -n): nothing is written.
+    lists: bool = False
 
 
 class _Parser:
@@ -284,6 +286,8 @@ class _Parser:
             (state.writes if Effect.WRITES in effects else state.reads).extend(files)
         if Effect.GIVES_PATTERN in effects:
             state.pattern_given = True
+        if Effect.LISTS in effects:
+            state.lists = True
         if Effect.SETS in effects and value is not None:
             state.variables.append(value.value if value.literal else "$dynamic")
         if Effect.WRITES_OPERANDS in effects:
@@ -455,6 +459,8 @@ class _Parser:
             state.findings.append(Finding(
                 Risk.UNKNOWN, f"{' '.join(self.path)} is given operands it does not take"))
             roles = ["path"] * len(state.operands)
+        if state.lists:
+            roles = ["path" if r == "write" else r for r in roles]
         for (_, w), role in zip(state.operands, roles, strict=True):
             key = _KEY_OPERANDS.get((self.path[0], w.value.split("=", 1)[0]))
             if key and "=" in w.value:  # dd's if=FILE of=FILE
@@ -468,12 +474,13 @@ class _Parser:
         counted = [(i, w) for i, w in state.operands if entry.if_operands is None or
                    entry.if_operands[3] is None or not w.literal or
                    not fnmatch.fnmatchcase(w.value, entry.if_operands[3])]
-        if entry.if_operands and len(counted) >= entry.if_operands[0]:
+        if entry.if_operands and len(counted) >= entry.if_operands[0] and not state.lists:
             _, risk, why, _except = entry.if_operands
             first = counted[0][0] if counted else None
             state.findings.append(Finding(
                 risk, why or f"{' '.join(self.path)} with operands is {_risk_name(risk)}", first))
-        risk = Risk.highest([entry.risk] + [f.risk for f in state.findings])
+        base = Risk.READ_ONLY if state.lists else entry.risk
+        risk = Risk.highest([base] + [f.risk for f in state.findings])
         stdin_code = entry.stdin_code and not state.has_code
         return Parse(
             self.path, True, risk, tuple(state.findings), tuple(state.options),

@@ -48,6 +48,7 @@ class Effect(enum.Enum):
     ENDS_OPTIONS = "ends-options"
     SETS = "sets"
     GIVES_PATTERN = "gives-pattern"
+    LISTS = "lists"
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,8 @@ class Option:
     @property
     def raises(self) -> bool:
         """True when using this option changes what the command does beyond its base."""
-        harmless = {Effect.READS, Effect.ENDS_OPTIONS, Effect.SETS, Effect.GIVES_PATTERN}
+        harmless = {Effect.READS, Effect.ENDS_OPTIONS, Effect.SETS, Effect.GIVES_PATTERN,
+                    Effect.LISTS}
         return self.risk is not None or bool(self.effects - harmless)
 
 
