@@ -184,9 +184,9 @@ class _Parser:
     def dynamic_option(self, i: int) -> int | None:
         """A word built at run time where an option could stand."""
         w = self.words[i]
-        if self.entry.style == "single" and w.globbing and not w.dynamic and \
-                not self.sub_pending and not self.glob_may_name_option(w.value):
-            return self.operand(i)  # find *.py: whole-word options, none of them matches
+        if w.globbing and not w.dynamic and not w.ansi_c and not self.sub_pending and \
+                not self.entry.has("open") and not self.glob_may_name_option(w.value):
+            return self.operand(i)  # *.py cannot expand to any option that matters
         if self.sub_pending or self.entry.has("open") or any(t.raising for t in self.tables):
             self.hard(i, f"'{self.words[i].value}' is built at run time and could be any "
                          f"option of {' '.join(self.path)}")
@@ -198,11 +198,35 @@ class _Parser:
         if "{" in pattern:
             return True  # brace expansion makes words of its own: {-delete,-true}
         tail = re.split(r"[*?\[\]{}]", pattern)[-1]
-        attached = not self.entry.has("separate")
-        return any(fnmatch.fnmatchcase(spelling, pattern) or (
-                   attached and fnmatch.fnmatchcase(f"{spelling}={tail}", pattern))
-                   for table in self.tables for option in table.raising
-                   for spelling in option.spellings)
+        return any(fnmatch.fnmatchcase(candidate, pattern)
+                   for candidate in self.option_words(tail))
+
+    def option_words(self, tail: str) -> list[str]:
+        """Words spelling a risk-raising option, ending in `tail` where a value can.
+
+        A cluster like `-rf.o` fails in getopt as a whole ('.' is no option), so a glob
+        only matters when it can spell a raising option, or one with its value attached.
+        """
+        single = self.entry.style == "single"
+        letters = {k for t in self.tables for k in t.shorts}
+        flags_tail = bool(tail) and all(c in letters for c in tail)
+        out: list[str] = []
+        for table in self.tables:
+            for option in table.raising:
+                for spelling in option.spellings:
+                    arity, optional = option.form(spelling)
+                    # A glob's match is a name in the current directory: as the value of
+                    # an option that only writes or reads there, it stays inside.
+                    takes = bool(arity or optional) and not _writes_in_place(option)
+                    out.append(spelling)
+                    long_form = single or spelling.startswith("--")
+                    if long_form and not single:  # unique prefixes abbreviate it (getopt)
+                        out.extend(spelling[:k] for k in range(3, len(spelling)))
+                    if long_form and takes and not self.entry.has("separate"):
+                        out.append(f"{spelling}={tail}")
+                    elif not long_form and (takes or flags_tail):
+                        out.append(spelling + tail)
+        return out
 
     def option(self, i: int) -> int | None:
         text = self.words[i].value
@@ -503,6 +527,12 @@ class _Parser:
 
 # Operands spelled KEY=VALUE whose value is a file (dd of=FILE writes, if=FILE reads).
 _KEY_OPERANDS = {("dd", "of"): "write", ("dd", "if"): "path"}
+
+
+def _writes_in_place(option: Option) -> bool:
+    plain = {Effect.WRITES, Effect.READS, Effect.GIVES_PATTERN, Effect.WRITES_OPERANDS}
+    return (option.risk is None or option.risk.rank <= Risk.WRITE.rank) and \
+        option.effects <= plain
 
 
 def _word_flags(w: Word) -> tuple[bool, bool, bool]:

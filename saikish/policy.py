@@ -6,6 +6,7 @@ call; when the verdict is ASK it hands the Assessment to an Approver.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -271,11 +272,25 @@ _HARMLESS_READS = frozenset({"/dev/null", "/dev/zero", "/dev/random", "/dev/uran
                              "/dev/stdin", "/dev/fd/0", "-"})
 
 
+# Names secret-bearing files take: a glob that matches one of them may read a secret.
+_SECRET_NAMES = ("id_rsa", "id_ed25519", "id_ecdsa", "x.pem", "x.key", "x.p12", "x.pfx",
+                 "credentials", ".env", ".env.local", ".netrc", ".npmrc", ".pypirc",
+                 ".git-credentials", "secrets.json", "x.keystore")
+
+
 def _read_concern(target: Target, ctx: Context) -> str | None:
     if target.path in _HARMLESS_READS:
         return None
     if not target.known:
         return "its path is only known at run time"
+    if target.glob:
+        directory, name = os.path.split(target.path)
+        if any(fnmatch.fnmatchcase(secret, name) for secret in _SECRET_NAMES
+               if name.startswith(".") or not secret.startswith(".")):
+            return "may match files that hold secrets"
+        if _GLOBBY.search(directory):
+            return "its directory is only known at run time"
+        return read_concern(directory or ".", ctx.workspace)
     return read_concern(target.path, ctx.workspace)
 
 

@@ -72,7 +72,9 @@ def classify(command: SimpleCommand) -> Classification:
         return Classification(U)  # could be anything: an explicit rule may allow it
     findings = list(found.findings) + _stdin(command, found) + _semantic(found, command)
     risk = Risk.highest([found.risk] + [f.risk for f in findings])
-    blocking = [f for f in findings if f.hard or f.index is not None]
+    # The hard reason first: it is why no rule can cover the command at all.
+    blocking = sorted((f for f in findings if f.hard or f.index is not None),
+                      key=lambda f: not f.hard)
     return Classification(
         risk, blocking[0].why if blocking else None, any(f.hard for f in blocking),
         tuple(sorted({f.index for f in blocking if f.index is not None and not f.hard})))

@@ -47,6 +47,8 @@ class Target:
     known: bool = True
     # An output redirection: a Bash rule for the command never covers it (§4.2).
     redirect: bool = False
+    # The path is a glob (`*.py`): its place is known, the names it matches are not.
+    glob: bool = False
 
 
 @dataclass(frozen=True)
@@ -189,19 +191,35 @@ class _Cwd:
     """Where relative paths point: a path relative to the workspace, or None if unknown."""
 
     path: str | None = "."
+    # Loop variables bound to words whose place is known: `for f in *.py` -> f: "*.py".
+    loops: dict[str, str] = field(default_factory=dict)
+
+    def loop_word(self, word: Word) -> Word:
+        """`$f` bound by `for f in *.py` is the glob `*.py`, to the grammar and the policy."""
+        loop = _LOOP_VAR.fullmatch(word.value) if word.dynamic and not word.globbing else None
+        if loop and loop.group(1) in self.loops:
+            return Word(self.loops[loop.group(1)] + loop.group(2), globbing=True)
+        return word
 
     def resolve(self, word: Word) -> Target:
+        word = self.loop_word(word)
         value = word.value
-        if not word.literal and not _home_relative(word):
+        home = _HOME.match(value)
+        if home and _home_relative(word):
+            return Target("~" + value[home.end():])
+        if not word.literal and not (word.globbing and not word.dynamic and not word.ansi_c):
             return Target(value, known=False)
-        if value.startswith(("~", "$HOME", "${HOME}")):
-            return Target("~" + value.split("}", 1)[-1][5:] if value.startswith("${HOME}")
-                          else value if value.startswith("~") else "~" + value[5:])
-        if value.startswith("/"):
-            return Target(value)
+        glob = word.globbing
+        if value.startswith(("~", "/")):
+            return Target(value, glob=glob)
         if self.path is None:
             return Target(value, known=False)
-        return Target(posixpath.normpath(posixpath.join(self.path, value)))
+        return Target(posixpath.normpath(posixpath.join(self.path, value)), glob=glob)
+
+
+_HOME = re.compile(r"\$HOME|\$\{HOME\}")
+# A loop variable, alone or with a plain suffix: "$f", ${f}, $f.bak.
+_LOOP_VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?([A-Za-z0-9_.\-]*)")
 
 
 def _home_relative(word: Word) -> bool:
@@ -292,6 +310,8 @@ class _Walker:
                 self.children(node, src, depth, via, stdin, remote)
         elif kind in ("for", "while", "until"):
             before = self.cwd.path
+            if kind == "for":
+                self.loop_variable(node, src)
             self.children(node, src, depth, via, stdin, remote)
             if self.cwd.path != before:  # a `cd` in a loop body: where it ends is unknown
                 self.cwd.path = None
@@ -321,6 +341,26 @@ class _Walker:
                 self.node(part, src, depth, via, stdin, remote)
         if writes:  # `{ ...; } >> ~/.bashrc`: a write of its own (§4.7)
             self.commands.append(SimpleCommand((":",), tuple(writes), via=via, remote=remote))
+
+    def loop_variable(self, node: Any, src: str) -> None:
+        """`for f in WORDS`: f's place is known when every word is a plain relative path."""
+        parts = list(node.parts)
+        names = [p for p in parts if p.kind == "word"]
+        if not names:
+            return
+        variable = names[0].word
+        index = next((i for i, p in enumerate(parts) if p.kind == "reservedword"
+                      and p.word == "in"), None)
+        items = [unquote(src[p.pos[0]:p.pos[1]]) for p in parts[(index or 0) + 1:]
+                 if p.kind == "word"] if index is not None else []
+        plain = items and all(not w.dynamic and not w.ansi_c and
+                              not w.value.startswith(("/", "~", "-")) and
+                              ".." not in w.value.split("/") for w in items)
+        self.cwd.loops.pop(variable, None)
+        if plain and len(items) == 1:
+            self.cwd.loops[variable] = items[0].value
+        elif plain:
+            self.cwd.loops[variable] = "*"  # several words: any of them
 
     def function(self, node: Any, src: str, depth: int, via: tuple[str, ...],
                  remote: bool) -> None:
@@ -390,7 +430,7 @@ class _Walker:
                                                stdin, outer=outer, offset=offset,
                                                remote=remote))
             return
-        found = parse(words, CATALOGUE)
+        found = parse([self.cwd.loop_word(w) for w in words], CATALOGUE)
         variables = [v for v in found.variables if v == "$dynamic" or is_hijack_var(v)]
         if variables:
             self.hijack = hijack = variables[0] if variables[0] != "$dynamic" else \
