@@ -109,6 +109,7 @@ def _needs_quote(word: str) -> bool:
     return word == "" or any(c.isspace() or c in "'\"()\\" for c in word)
 
 
+@functools.lru_cache(maxsize=4096)
 def _parse_string(text: str, origin: str) -> Rule:
     if not text:
         raise RuleError("empty rule", origin)
@@ -276,15 +277,23 @@ def workspace_relative(path: str, workspace: str) -> str:
     of the workspace never matches a glob meant for the workspace.
     """
     joined = os.path.join(workspace, os.path.expanduser(path))
+    plain, root = os.path.abspath(joined), os.path.abspath(workspace)
+    if plain != root and not plain.startswith(root.rstrip(os.sep) + os.sep):
+        return plain  # outside by its words alone: no symlink can bring it back inside
     try:
-        full, root = os.path.realpath(joined), os.path.realpath(workspace)
+        full, root = os.path.realpath(joined), _real(root)
     except (OSError, ValueError):  # an unreadable /proc entry, a NUL: judge the plain path
-        full, root = os.path.abspath(joined.replace("\0", "")), os.path.abspath(workspace)
+        full = plain.replace("\0", "")
     if full == root:
         return "."
     if full.startswith(root.rstrip(os.sep) + os.sep):
         return os.path.relpath(full, root)
     return full
+
+
+@functools.lru_cache(maxsize=64)
+def _real(workspace: str) -> str:
+    return os.path.realpath(workspace)
 
 
 def path_glob_match(path: str, glob: str) -> bool:

@@ -270,6 +270,10 @@ class _Walker:
             # find pastes each file name into the script: a name like '$(rm -rf ~)' runs.
             self.opaque.append("find puts file names into the script it runs")
             return
+        segments = _plain_segments(text)
+        if segments is not None:  # plain words and | && || ; only: no parser needed
+            self.plain(segments, depth, via, remote)
+            return
         pre = preparse(text, len(self.bodies))
         self.opaque.extend(pre.opaque)
         self.bodies.update(pre.heredocs)
@@ -290,6 +294,21 @@ class _Walker:
             return
         for tree in trees:
             self.node(tree, pre.text, depth, via, None, remote)
+
+    def plain(self, segments: list[tuple[list[str], str]], depth: int, via: tuple[str, ...],
+              remote: bool) -> None:
+        """Commands split by `_plain_segments`: each is a simple command."""
+        previous = ""
+        for raw, operator in segments:
+            piped = "|" in (previous, operator)
+            stdin = "pipe" if previous == "|" else None
+            words = [unquote(w) for w in raw]
+            if piped:
+                with self.subshell():
+                    self.simple(words, (), self.hijack, depth, via, stdin, remote)
+            else:
+                self.simple(words, (), self.hijack, depth, via, stdin, remote)
+            previous = operator
 
     def _raw_escalation(self, text: str) -> None:
         plain = text.replace("\\", "").replace("'", "").replace('"', "")
@@ -557,6 +576,43 @@ def _name_found(word: Word, found_under: Word | None) -> Word:
     if found_under.dynamic:
         return Word(word.value, dynamic=True)
     return Word(word.value.replace("{}", found_under.value), word.dynamic, word.globbing)
+
+
+# The plain subset of bash: words of ordinary characters and simple quotes, joined by
+# | && || ;. No expansion, redirection, grouping, keyword or assignment can occur in it,
+# so splitting it needs no parser (half of all commands models send are like this).
+_PLAIN_TEXT = re.compile(r"""[^$`\\<>(){}#!\n~\x00-\x08\x0b-\x1f]*""")
+_PLAIN_TOKEN = re.compile(
+    r"""\s*(?:(?P<op>\|\||&&|[|;])|(?P<word>(?:'[^']*'|"[^"]*"|[^\s'"|;&])+)|(?P<bad>\S))""")
+_KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do",
+                       "done", "case", "esac", "function", "select", "time", "coproc", "in"})
+
+
+def _plain_segments(text: str) -> list[tuple[list[str], str]] | None:
+    """[(raw words, operator after them)] for plain text, or None to use the parser."""
+    if not _PLAIN_TEXT.fullmatch(text):
+        return None
+    segments: list[tuple[list[str], str]] = []
+    words: list[str] = []
+    for match in _PLAIN_TOKEN.finditer(text.rstrip()):
+        if match.group("bad"):
+            return None  # a lone & (background), an unbalanced quote
+        if match.group("op"):
+            if not words:
+                return None
+            segments.append((words, match.group("op")))
+            words = []
+        else:
+            words.append(match.group("word"))
+    if words:
+        segments.append((words, ""))
+    elif segments and segments[-1][1] != ";":
+        return None  # `a |` or `a &&` with nothing after: let the parser say so
+    for raw, _ in segments:
+        first = raw[0]
+        if first in _KEYWORDS or re.match(r"[A-Za-z_][A-Za-z0-9_]*\+?=", first):
+            return None  # a keyword or an assignment: the parser's job
+    return segments or None
 
 
 class _Restore:

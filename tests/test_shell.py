@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -116,3 +118,21 @@ def test_analyse_and_decide_never_raise(command: str) -> None:
             found.verdict is Verdict.ALLOW:
         # an allowed command with the word sudo in it must not run sudo
         assert all(c.argv[:1] != ("sudo",) for c in analyse(command).commands)
+
+
+def test_plain_commands_split_without_the_parser_exactly_as_the_parser_does() -> None:
+    from saikish.preparse import preparse
+    from saikish.shell import _plain_segments, _Walker
+
+    corpus = (Path(__file__).parent / "fixtures" / "corpus" / "nl2bash.cm")
+    lines = corpus.read_text(encoding="utf-8", errors="replace").splitlines()
+    plain = [line for line in lines if _plain_segments(line) is not None]
+    assert len(plain) > 3000
+    for line in plain:
+        fast = analyse(line)
+        slow = _Walker()
+        slow.parsed(preparse(line), 0, (), False)
+        if slow.opaque:
+            continue  # bashlex cannot read it (then the plain path must not differ in kind)
+        assert [c.argv for c in fast.commands] == [c.argv for c in slow.commands], line
+        assert [c.stdin for c in fast.commands] == [c.stdin for c in slow.commands], line

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import enum
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,7 +83,7 @@ class Option:
         longs = [s for s in self.spellings if s.startswith("--")]
         return (longs or list(self.spellings))[0]
 
-    @property
+    @functools.cached_property
     def raises(self) -> bool:
         """True when using this option changes what the command does beyond its base."""
         harmless = {Effect.READS, Effect.ENDS_OPTIONS, Effect.SETS, Effect.GIVES_PATTERN,
@@ -121,7 +122,7 @@ class Entry:
         """True when the entry sets the setting `flag` (numbers, open, subcommands...)."""
         return flag in self.flags
 
-    @property
+    @functools.cached_property
     def raising(self) -> tuple[Option, ...]:
         """The options that change what the command does."""
         return tuple(o for o in self.options if o.raises)
