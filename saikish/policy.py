@@ -128,8 +128,8 @@ def _decide_bash(command: str, ctx: Context) -> Assessment:
         checks.append(check)
         checks += [_permit_write(t, check.allowed_by, ctx) for t in cmd.writes]
         checks += [_permit_read(t, ctx) for t in cmd.reads if _read_concern(t, ctx)]
-    checks = [replace(c, auto=c.autonomy_may and auto_approves(ctx.autonomy, c.risk))
-              for c in checks]
+    checks = [replace(c, auto=True) if c.autonomy_may and not c.permitted and
+              auto_approves(ctx.autonomy, c.risk) else c for c in checks]
     risk = Risk.highest([c.risk for c in checks] + ([Risk.UNKNOWN] if analysis.opaque else []))
     unsure = _deny_unsure(found, ctx)
     if not analysis.opaque and not unsure and all(c.permitted for c in checks):
@@ -229,10 +229,9 @@ def _permit(command: SimpleCommand, found: Classification, ctx: Context) -> Comm
         for rule in ctx.rules.allow:
             if _covers(rule, command, found):
                 return _check(command, found, rule.text)
-    check = _check(command, found)
     # An unknown option or a word built at run time: no autonomy level runs it (§4.7).
     strict = found.hard or (bool(found.named) and found.risk.rank >= Risk.UNKNOWN.rank)
-    return replace(check, autonomy_may=not strict)
+    return CommandCheck(command.argv, found.risk, None, found.caveat, autonomy_may=not strict)
 
 
 def _covers(rule: Rule, command: SimpleCommand, found: Classification) -> bool:

@@ -690,7 +690,8 @@ SECRETS = [
 
 # -- parser confusion ------------------------------------------------------------------
 
-LONG = "echo " + "a " * 30_000 + "; rm -r x"
+HUGE = "echo " + "a " * 110_000 + "; rm -r x"
+LONG_CHAIN = " && ".join(["ls"] * 400) + " && rm -r x"
 DEEP = "echo " + "$(echo " * 40 + "$(rm -r x)" + ")" * 40
 PARSER = [
     A("cat <<'EOF'\nEOF\nrm -r x\nEOF", "rm -r x", "rm -r deletes"),
@@ -710,7 +711,8 @@ PARSER = [
     A("echo a\x00b; rm -r y", "", "NUL byte", RUNS),
     A("ls\x1b[2K; rm -r y", "", "control character", RUNS),
     A("echo ok\rrm -r y", "", "", "c"),
-    A(LONG, "", "too long to analyse", RUNS),
+    A(HUGE, "", "too long to analyse", RUNS),
+    A(LONG_CHAIN, "rm -r x", "rm -r deletes"),
     A(DEEP, "", "", "c"),
     A("ls'", "", "", RUNS),
     A("echo \"unbalanced", "", "", RUNS),
