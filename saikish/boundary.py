@@ -40,12 +40,16 @@ _ENV_PRINTERS = frozenset({"printenv", "env", "export", "set", "declare", "types
 
 def resolve(path: str, workspace: str) -> str:
     """`path` as the file system sees it: ~ expanded, joined to the workspace, links resolved."""
-    return os.path.realpath(os.path.join(workspace, os.path.expanduser(path)))
+    joined = os.path.join(workspace, os.path.expanduser(path))
+    try:
+        return os.path.realpath(joined)
+    except (OSError, ValueError):  # an unreadable /proc entry, a NUL: judge the plain path
+        return os.path.abspath(joined.replace("\0", ""))
 
 
 def inside(path: str, workspace: str) -> bool:
     """True when `path` (after resolving links and '..') lies within the workspace."""
-    full, root = resolve(path, workspace), os.path.realpath(workspace)
+    full, root = resolve(path, workspace), resolve(workspace, "/")
     return full == root or full.startswith(root.rstrip(os.sep) + os.sep)
 
 

@@ -6,22 +6,23 @@ call; when the verdict is ASK it hands the Assessment to an Approver.
 
 from __future__ import annotations
 
+import fnmatch
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from saikish import boundary
+from saikish.boundary import read_concern
+from saikish.grammar import Parse, Word, parse
 from saikish.risk import Classification, auto_approves, classify, write_risk
-from saikish.rules import Rule, bash_rule_for, parse_rule
-from saikish.shell import SimpleCommand, analyse
+from saikish.rules import _GLOBBY, Rule, bash_rule_for, parse_rule, word_match
+from saikish.shell import CATALOGUE, SimpleCommand, Target, analyse
 from saikish.tools.base import Tool, validate
 from saikish.types import Assessment, Autonomy, CommandCheck, Mode, Risk, Source, ToolCall, Verdict
 
 BASH = "bash"
 WRITE_TOOL = "write_file"
-# Commands that pick a subcommand: "always" proposes `Bash(npm install *)`, not `Bash(npm *)`.
-SUBCOMMANDS = frozenset({"git", "npm", "pnpm", "yarn", "bun", "cargo", "go", "pip", "pip3",
-                         "docker", "podman", "kubectl", "gh", "uv", "poetry", "brew", "apt",
-                         "apt-get", "systemctl", "make", "just"})
+READ_TOOL = "read_file"
 
 
 @dataclass(frozen=True)
@@ -183,7 +184,7 @@ def _decide_bash(command: str, ctx: Context) -> Assessment:
     escalation = [c for c, k in found if k.risk is Risk.ESCALATION]
     if escalation or analysis.raw_escalation:
         word = escalation[0].basename if escalation else "an escalation command"
-        # No mode, rule or flag overrides this (SPEC 4.1 step 2).
+        # No mode, rule or flag overrides this (docs/SPEC.md §4.1 step 2).
         return Assessment(Verdict.REJECT, Risk.ESCALATION, Source.ESCALATION,
                           f"{word} is never run by saikish: run it yourself if it is needed",
                           commands=tuple(_check(c, k) for c, k in found))
@@ -192,20 +193,39 @@ def _decide_bash(command: str, ctx: Context) -> Assessment:
         if denied:
             return _reject_by(denied, Risk.highest(k.risk for _, k in found),
                               f"'{' '.join(cmd.argv)}' is denied by rule {denied}")
-    checks = [_permit(c, k, ctx) for c, k in found]
-    checks += [_permit_write(t, ctx) for c, _ in found for t in c.writes]
-    checks = [replace(c, auto=auto_approves(ctx.autonomy, c.risk)) for c in checks]
+    for cmd, _ in found:
+        asked = next((r for r in ctx.rules.ask if _matches_meaning(r, cmd)), None)
+        if asked is not None:  # an ask rule: the person sees it, whatever else says yes
+            return forced_ask(asked, Risk.highest(k.risk for _, k in found), ctx,
+                              tuple(_check(c, k) for c, k in found))
+    checks: list[CommandCheck] = []
+    for cmd, kind in found:
+        check = _permit(cmd, kind, ctx)
+        printing = boundary.environment_concern(cmd.argv) if not cmd.wrapper else None
+        if printing is not None and check.allowed_by is None:
+            # env / printenv hand every variable to the model: a rule naming it may.
+            check = replace(check, caveat=printing, autonomy_may=False)
+        checks.append(check)
+        checks += [_permit_write(t, check.allowed_by, ctx) for t in cmd.writes]
+        checks += [_permit_read(t, ctx) for t in cmd.reads if _read_concern(t, ctx)]
+    checks = [replace(c, auto=True) if c.autonomy_may and not c.permitted and
+              auto_approves(ctx.autonomy, c.risk) else c for c in checks]
     risk = Risk.highest([c.risk for c in checks] + ([Risk.UNKNOWN] if analysis.opaque else []))
-    if not analysis.opaque and all(c.permitted for c in checks):
+    unsure = _deny_unsure(found, ctx)
+    if not analysis.opaque and not unsure and all(c.permitted for c in checks):
         return _allowed(checks, risk, ctx)
     if analysis.opaque:
-        reason = f"cannot be fully analysed ({analysis.opaque[0]})"
+        reason = f"it cannot be fully analysed: {analysis.opaque[0]}"
         proposed: tuple[Rule, ...] = ()
+    elif unsure:
+        reason = unsure
+        proposed = ()
     else:
         blocking = [c for c in checks if not c.permitted]
         reason = "; ".join(_why(c) for c in blocking[:3])
-        proposed = _proposals(blocking, found)
-    return _mode_or_ask(risk, reason, ctx, proposed, bool(analysis.opaque), tuple(checks))
+        proposed = _proposals(blocking, found, ctx.workspace)
+    return _mode_or_ask(risk, reason, ctx, proposed, bool(analysis.opaque or unsure),
+                        tuple(checks))
 
 
 def _check(command: SimpleCommand, found: Classification,
@@ -214,34 +234,158 @@ def _check(command: SimpleCommand, found: Classification,
 
 
 def _deny_rule(command: SimpleCommand, ctx: Context) -> Rule | None:
-    # Deny rules also match '/usr/bin/git' as 'git': a path must not dodge a deny.
-    forms = {command.argv, (command.basename,) + command.argv[1:]}
     for rule in ctx.rules.deny:
-        if any(rule.matches_argv(argv) for argv in forms if argv):
+        if _matches_meaning(rule, command):
             return rule
         for target in command.writes:
-            if rule.matches_tool(WRITE_TOOL, {"path": target}, ctx.workspace):
+            if target.known and rule.matches_tool(WRITE_TOOL, {"path": target.path},
+                                                  ctx.workspace):
                 return rule
     return None
 
 
+def _matches_meaning(rule: Rule, command: SimpleCommand) -> bool:
+    """A deny or ask rule matches the meaning: by basename, global options skipped, any
+    order and spelling of its options (docs/SPEC.md §4.7)."""
+    if not rule.is_bash or not command.argv:
+        return False
+    # '/usr/bin/git' is 'git' to a deny rule: a path must not dodge a deny.
+    forms = {command.argv, (command.basename,) + command.argv[1:]}
+    if any(rule.matches_argv(argv) for argv in forms):
+        return True
+    wanted = rule_meaning(rule)
+    have = command.parse
+    if wanted is None or have is None or not have.known:
+        return False
+    return _meaning_covers(wanted, have, rule.prefix)
+
+
+def _meaning_covers(wanted: Parse, have: Parse, prefix: bool) -> bool:
+    if wanted.path != have.path:
+        return False
+    options = {name for name, _ in have.options}
+    for name, value in wanted.options:
+        if name not in options:
+            return False
+        if value is not None and not any(
+                n == name and v is not None and word_match(v, value) for n, v in have.options):
+            return False
+    operands = have.operands
+    if len(operands) < len(wanted.operands) or (
+            not prefix and len(operands) != len(wanted.operands)):
+        return False
+    return all(word_match(o, p) for o, p in zip(operands, wanted.operands, strict=False))
+
+
+def rule_meaning(rule: Rule) -> Parse | None:
+    """What a Bash rule's words mean to the command's grammar, or None if they do not parse."""
+    if not rule.words:
+        return None
+    words = [Word(w) for w in rule.words]
+    words[0] = Word(os.path.basename(rule.words[0]))
+    meaning = parse(words, CATALOGUE)
+    if not meaning.known or meaning.findings and any(
+            "not known" in f.why or f.hard for f in meaning.findings):
+        return None
+    return meaning
+
+
+def _deny_unsure(found: Sequence[tuple[SimpleCommand, Classification]],
+                 ctx: Context) -> str | None:
+    """A deny rule that could match a command whose words are not all understood."""
+    for cmd, kind in found:
+        if not (kind.hard or kind.named or cmd.parse is None or not cmd.parse.known):
+            continue
+        for rule in ctx.rules.deny:
+            if rule.is_bash and rule.words and os.path.basename(rule.words[0]) in (
+                    cmd.basename, os.path.basename(cmd.name)):
+                return (f"'{' '.join(cmd.argv)}' is not fully understood ({kind.caveat or 'unknown'}) "
+                        f"and deny rule {rule} could match it")
+    return None
+
+
 def _permit(command: SimpleCommand, found: Classification, ctx: Context) -> CommandCheck:
-    """Which rule, if any, covers this command; a caveat means none can."""
-    if found.caveat is None:
+    """Which rule, if any, covers this command; a hard caveat means none can."""
+    if not found.hard:
         for rule in ctx.rules.allow:
-            if rule.matches_argv(command.argv) and (rule.prefix or not command.open_ended
-                                                    or rule.words is None):
+            if _covers(rule, command, found):
                 return _check(command, found, rule.text)
-    return _check(command, found)
+    # An unknown option or a word built at run time: no autonomy level runs it (§4.7).
+    strict = found.hard or (bool(found.named) and found.risk.rank >= Risk.UNKNOWN.rank)
+    return CommandCheck(command.argv, found.risk, None, found.caveat, autonomy_may=not strict)
 
 
-def _permit_write(target: str, ctx: Context) -> CommandCheck:
-    """An output redirection: a write_file rule for its path, or autonomy, permits it."""
-    risk = write_risk(target, ctx.workspace)
+def _covers(rule: Rule, command: SimpleCommand, found: Classification) -> bool:
+    if command.open_ended and not rule.prefix and rule.words is not None:
+        return False  # xargs / find -exec append words: only a prefix rule can match
+    if rule.matches_argv(command.argv, found.named):
+        return True
+    if command.outer == command.argv or rule.words is None:
+        return False
+    # A rule naming the runner and what it runs ('Bash(uv run pytest *)') covers both.
+    anchor = command.offset + (len(command.argv) if command.wrapper else 0)
+    if anchor >= len(rule.words) or _GLOBBY.search(rule.words[anchor]):
+        return False
+    named = [command.offset + i for i in found.named]
+    return rule.matches_argv(command.outer, named)
+
+
+def _permit_write(target: Target, covering: str | None, ctx: Context) -> CommandCheck:
+    """A file write: a write_file rule for its path, the command's rule, or autonomy."""
+    shown = (">" if target.redirect else "writes", target.path)
+    if not target.known:
+        return CommandCheck(shown, Risk.DESTRUCTIVE, None,
+                            f"writes {target.path}, a path only known at run time", True,
+                            autonomy_may=False)
+    risk = write_risk(target.path, ctx.workspace)
     for rule in ctx.rules.allow:
-        if rule.matches_tool(WRITE_TOOL, {"path": target}, ctx.workspace):
-            return CommandCheck((">", target), risk, rule.text, is_redirect=True)
-    return CommandCheck((">", target), risk, None, "output redirection writes a file", True)
+        if rule.matches_tool(WRITE_TOOL, {"path": target.path}, ctx.workspace):
+            return CommandCheck(shown, risk, rule.text, is_redirect=True)
+    if covering and not target.redirect and risk is Risk.WRITE:
+        return CommandCheck(shown, risk, covering, is_redirect=True)
+    why = "output redirection writes a file" if target.redirect else "writes a file"
+    return CommandCheck(shown, risk, None, why, True)
+
+
+# Device files whose reading reveals nothing: no question about them.
+_HARMLESS_READS = frozenset({"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom",
+                             "/dev/stdin", "/dev/fd/0", "-"})
+
+
+# Names secret-bearing files take: a glob that matches one of them may read a secret.
+_SECRET_NAMES = ("id_rsa", "id_ed25519", "id_ecdsa", "x.pem", "x.key", "x.p12", "x.pfx",
+                 "credentials", ".env", ".env.local", ".netrc", ".npmrc", ".pypirc",
+                 ".git-credentials", "secrets.json", "x.keystore")
+
+
+def _read_concern(target: Target, ctx: Context) -> str | None:
+    if target.path in _HARMLESS_READS:
+        return None
+    if not target.known:
+        return "its path is only known at run time"
+    if target.glob:
+        directory, name = os.path.split(target.path)
+        if any(fnmatch.fnmatchcase(secret, name) for secret in _SECRET_NAMES
+               if name.startswith(".") or not secret.startswith(".")):
+            return "may match files that hold secrets"
+        if _GLOBBY.search(directory):
+            return "its directory is only known at run time"
+        return read_concern(directory or ".", ctx.workspace)
+    return read_concern(target.path, ctx.workspace)
+
+
+def _permit_read(target: Target, ctx: Context) -> CommandCheck:
+    """A read outside the workspace or of a secret: only a read_file rule covers it."""
+    concern = _read_concern(target, ctx)
+    shown = ("reads", target.path)
+    if target.known and concern is not None:
+        for rule in ctx.rules.allow:
+            if rule.matches_tool(READ_TOOL, {"path": target.path}, ctx.workspace) and \
+                    _lifts(rule, READ_TOOL, concern):
+                return CommandCheck(shown, Risk.READ_ONLY, rule.text, is_redirect=True)
+    return CommandCheck(shown, Risk.READ_ONLY, None, f"reads {target.path}, which {concern}"
+                        if target.known else f"reads {target.path}: {concern}", True,
+                        autonomy_may=False)
 
 
 def _allowed(checks: Sequence[CommandCheck], risk: Risk, ctx: Context) -> Assessment:
@@ -258,40 +402,65 @@ def _allowed(checks: Sequence[CommandCheck], risk: Risk, ctx: Context) -> Assess
 
 def _why(check: CommandCheck) -> str:
     if check.is_redirect:
-        return f"writes {check.argv[1]} by redirection"
+        return check.caveat or f"writes {check.argv[1]}"
     text = " ".join(check.argv)
     return f"'{text}' is {_name(check.risk)}" + (f" ({check.caveat})" if check.caveat else "")
 
 
 def _proposals(blocking: Sequence[CommandCheck],
-               found: Sequence[tuple[SimpleCommand, Classification]]) -> tuple[Rule, ...]:
+               found: Sequence[tuple[SimpleCommand, Classification]],
+               workspace: str) -> tuple[Rule, ...]:
     """The narrowest rules that would let this call through next time, if rules can."""
-    if any(c.caveat and not c.is_redirect for c in blocking):
-        return ()  # a dangerous argument: no rule can cover it, so "always" is not offered
-    by_argv = {cmd.argv: cmd for cmd, _ in found}
+    by_argv = {cmd.argv: (cmd, kind) for cmd, kind in found}
     out: dict[str, Rule] = {}
     for check in blocking:
+        if check.argv[0] == "writes" and check.risk is Risk.WRITE and len(blocking) > 1:
+            continue  # inside the workspace: the rule for the command that writes covers it
         if check.is_redirect:
-            rule = _path_rule(WRITE_TOOL, check.argv[1])
+            rule = _target_rule(check, workspace)
+            if rule is None:
+                return ()
         else:
-            rule = parse_rule(_bash_proposal(by_argv[check.argv], check.risk), "proposed")
+            cmd, kind = by_argv[check.argv]
+            if kind.hard:
+                return ()  # a word built at run time: no rule can cover it
+            rule = parse_rule(_bash_proposal(cmd, kind), "proposed")
         out.setdefault(rule.text, rule)
     return tuple(out.values())
 
 
-def _bash_proposal(command: SimpleCommand, risk: Risk) -> str:
-    """Risky commands exactly as written; others by name (and subcommand) plus any words."""
+def _target_rule(check: CommandCheck, workspace: str) -> Rule | None:
+    kind, path = check.argv
+    if check.caveat and "only known at run time" in check.caveat:
+        return None
+    if kind == "reads":
+        if _GLOBBY.search(path):
+            return None  # a glob that may match secrets: no rule names each file
+        concern = boundary.SECRET if boundary.SECRET in (check.caveat or "") \
+            else boundary.OUTSIDE
+        return _path_rule(READ_TOOL, boundary.proposal_glob(path, workspace, concern))
+    return _path_rule(WRITE_TOOL, path)
+
+
+def _bash_proposal(command: SimpleCommand, found: Classification) -> str:
+    """Risky commands exactly; others by name (and subcommand) plus any words.
+
+    Through a runner (`uv run`, `npx`) the rule names the runner and what it runs, never
+    the runner alone (docs/SPEC.md §4.7).
+    """
     argv = command.argv
+    lead = command.outer[:command.offset] if command.offset else ()
+    if found.named or found.risk.level >= Risk.DESTRUCTIVE.level:
+        return bash_rule_for(lead + argv, prefix=command.open_ended)
+    if command.wrapper:
+        return bash_rule_for(command.outer[:command.offset + len(argv) + 1], prefix=True)
     if command.open_ended:  # xargs / find -exec append words: only a prefix rule can match
-        return bash_rule_for(argv, prefix=True)
-    if risk.level >= Risk.DESTRUCTIVE.level:
-        return bash_rule_for(argv, prefix=False)
+        return bash_rule_for(lead + argv, prefix=True)
+    parsed = command.parse
+    keep = parsed.sub_end if parsed is not None and parsed.sub_end else 1
     if argv[1:2] == ("-m",):
-        return bash_rule_for(argv[:3], prefix=True)  # python -m pytest *
-    if command.basename in SUBCOMMANDS:
-        sub = next((w for w in argv[1:] if not w.startswith("-")), None)
-        return bash_rule_for(argv[:1] + ((sub,) if sub else ()), prefix=True)
-    return bash_rule_for(argv[:1], prefix=True)
+        keep = 3
+    return bash_rule_for(lead + argv[:keep], prefix=True)
 
 
 def _path_rule(tool: str, path: str) -> Rule:

@@ -1,9 +1,10 @@
-"""A simple command -> its Risk, and why a rule may not cover it (SPEC 4.2, 4.3).
+"""A simple command -> its Risk, and what a rule must name to cover it (docs/SPEC.md §4.2-4.3, §4.7).
 
-Unknown names are UNKNOWN: only what is listed here is trusted. A *caveat*
-marks arguments that change what a command really does (find -exec, git -c,
-sed -i, awk system(), a pipe into an interpreter...): such a command is at
-least UNKNOWN and no rule that matches its words covers it.
+The catalogue grammar did the reading (saikish/grammar.py); this module adds what the
+words alone do not say: escalation, hijacking variables, names only known at run time,
+functions shadowing a command, code fed on stdin, and the few mini-languages whose
+scripts are arguments (sed, awk, dc, git refspecs, `test -v`). Unknown names are UNKNOWN:
+only what the catalogue lists is trusted.
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from saikish.risk_git import classify_git
+from saikish.grammar import Finding, Parse
 from saikish.rules import workspace_relative
 from saikish.shell import ESCALATORS, SimpleCommand
 from saikish.types import Autonomy, Level, Risk
-from saikish.wrappers import SHELLS, is_hijack_var
 
 R, B, W, N, D, U = (Risk.READ_ONLY, Risk.BUILD_TEST, Risk.WRITE, Risk.NETWORK,
                     Risk.DESTRUCTIVE, Risk.UNKNOWN)
@@ -25,89 +25,59 @@ R, B, W, N, D, U = (Risk.READ_ONLY, Risk.BUILD_TEST, Risk.WRITE, Risk.NETWORK,
 # Only these directories hold the real tools; './git' or 'bin/rm' could be anything.
 TRUSTED_DIRS = frozenset({"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"})
 
-SIMPLE: dict[str, Risk] = {
-    **dict.fromkeys((
-        "ls ll la dir cat head tail less more grep egrep fgrep rg ag ack wc pwd echo printf true "
-        "false which whereis type file stat du df tree cut tr diff cmp comm basename dirname "
-        "realpath readlink date cal whoami id groups hostname uname printenv nl tac rev od "
-        "hexdump md5sum sha1sum sha256sum sha512sum cksum b2sum jq yq column paste join fold fmt "
-        "expand unexpand seq sleep test [ ps pgrep free uptime locate man info help cd pushd popd "
-        "dirs exit return shift : set unset wait jobs history lsof nproc arch getconf tput clear "
-        "env xargs nohup timeout time nice ionice stdbuf setsid command builtin exec strings "
-        "look zcat zgrep bzcat xzcat tokei cloc git-lfs shopt read local export declare typeset "
-        "readonly let mapfile ulimit umask bc dc expr numfmt factor tsort iconv base64 sum"
-    ).split(), R),
-    **dict.fromkeys((
-        "pytest py.test tox nox make cmake ninja meson gradle gradlew mvn ant jest vitest mocha "
-        "tsc eslint ruff mypy pyright flake8 pylint black isort prettier rspec rake just bazel "
-        "ctest phpunit unittest coverage hatch pdm poetry uv"
-    ).split(), B),
-    **dict.fromkeys((
-        "touch mkdir cp mv tee ln install rmdir patch tar unzip zip gzip gunzip bzip2 bunzip2 xz "
-        "unxz chmod chown chgrp split csplit mktemp"
-    ).split(), W),
-    **dict.fromkeys((
-        "curl wget ssh scp sftp rsync ftp nc ncat netcat telnet ping dig nslookup host http https "
-        "gh aws gcloud az brew apt apt-get yum dnf pacman apk snap flatpak"
-    ).split(), N),
-    **dict.fromkeys((
-        "rm shred dd mkfs fdisk parted wipefs kill killall pkill reboot shutdown halt poweroff "
-        "truncate crontab systemctl service mount umount swapoff"
-    ).split(), D),
-    **dict.fromkeys("eval source . alias trap enable hash fc".split(), U),
-}
-INTERPRETERS = frozenset({
-    "python", "python2", "python3", "node", "nodejs", "deno", "ruby", "perl", "php", "lua",
-    "Rscript", "julia", "tclsh", "osascript", "pwsh", "powershell", "irb", "ipython",
-} | SHELLS)
-
 
 @dataclass(frozen=True)
 class Classification:
-    """A command's risk, and the reason no rule can cover it (None if one can)."""
+    """A command's risk, why a prefix rule cannot cover it, and what a rule must name."""
 
     risk: Risk
     caveat: str | None = None
+    # No rule at all covers the command (a word built at run time, a hijacked variable).
+    hard: bool = False
+    # argv indexes of words (risk-raising or unknown options) a rule must name literally.
+    named: tuple[int, ...] = ()
+
+
+_CEILING = {Autonomy.FULL_AUTO: Level.HIGH, Autonomy.SUPERVISED: Level.MEDIUM,
+            Autonomy.CAUTIOUS: Level.LOW, Autonomy.MANUAL: None}
 
 
 def auto_approves(autonomy: Autonomy, risk: Risk) -> bool:
-    """The autonomy matrix (SPEC 4.3): True where `risk` runs without asking."""
-    ceiling = {Autonomy.FULL_AUTO: Level.HIGH, Autonomy.SUPERVISED: Level.MEDIUM,
-               Autonomy.CAUTIOUS: Level.LOW, Autonomy.MANUAL: None}[autonomy]
+    """The autonomy matrix (docs/SPEC.md §4.3): True where `risk` runs without asking."""
+    ceiling = _CEILING[autonomy]
     return ceiling is not None and risk.level <= ceiling
-
-
-def classify(command: SimpleCommand) -> Classification:
-    """The risk of one simple command; fails closed to UNKNOWN."""
-    if command.basename in ESCALATORS:
-        return Classification(Risk.ESCALATION, f"{command.basename} runs as another user")
-    if command.hijack:
-        return Classification(U, f"sets {command.hijack}, which changes what runs")
-    if command.dynamic_name:
-        return Classification(U, "the command name is only known at run time")
-    if command.wrapper:
-        return Classification(R)  # what it runs is listed and judged on its own
-    name = _trusted_name(command.name)
-    if name is None:
-        return Classification(U)
-    args = list(command.argv[1:])
-    special = _SPECIAL.get(name)
-    if special is not None:
-        found = special(args)
-    elif name in INTERPRETERS:
-        found = _interpreter(name, args, command.piped_into)
-    elif name.startswith("mkfs."):
-        found = Classification(D)
-    else:
-        found = Classification(SIMPLE.get(name, U))
-    if found.caveat and found.risk.rank < U.rank:
-        found = Classification(U, found.caveat)  # a dangerous argument: at least UNKNOWN
-    return found
 
 
 def write_risk(path: str, workspace: str) -> Risk:
     """Writing `path`: WRITE inside the workspace, DESTRUCTIVE outside it."""
     return D if os.path.isabs(workspace_relative(path, workspace)) else W
+
+
+def classify(command: SimpleCommand) -> Classification:
+    """The risk of one simple command; fails closed to UNKNOWN."""
+    if command.basename in ESCALATORS:
+        return Classification(Risk.ESCALATION, f"{command.basename} runs as another user",
+                              hard=True)
+    if command.hijack:
+        return Classification(U, f"sets {command.hijack}, which changes what runs", hard=True)
+    if command.dynamic_name:
+        return Classification(U, "the command name is only known at run time", hard=True)
+    if command.shadowed:
+        return Classification(U, f"a function named {command.basename} is defined in this "
+                                 f"command and runs instead", hard=True)
+    found = command.parse
+    if found is None:  # a bare redirection such as '> f': its write is judged on its own
+        return Classification(R)
+    if _trusted_name(command.name) is None or not found.known:
+        return Classification(U)  # could be anything: an explicit rule may allow it
+    findings = list(found.findings) + _stdin(command, found) + _semantic(found, command)
+    risk = Risk.highest([found.risk] + [f.risk for f in findings])
+    # The hard reason first: it is why no rule can cover the command at all.
+    blocking = sorted((f for f in findings if f.hard or f.index is not None),
+                      key=lambda f: not f.hard)
+    return Classification(
+        risk, blocking[0].why if blocking else None, any(f.hard for f in blocking),
+        tuple(sorted({f.index for f in blocking if f.index is not None and not f.hard})))
 
 
 def _trusted_name(name: str) -> str | None:
@@ -118,61 +88,40 @@ def _trusted_name(name: str) -> str | None:
     return base if directory in TRUSTED_DIRS else None
 
 
-# -- commands whose arguments matter ----------------------------------------------
-
-def _has_short(args: list[str], letters: str) -> bool:
-    return any(a.startswith("-") and not a.startswith("--") and any(c in a[1:] for c in letters)
-               for a in args)
-
-
-def _chmod(args: list[str]) -> Classification:
-    recursive = _has_short(args, "R") or "--recursive" in args
-    return Classification(D if recursive else W)
-
-
-def _env(args: list[str]) -> Classification:
-    if any(a.startswith(("-S", "--split-string")) for a in args):
-        return Classification(U, "env -S runs a command split from a string")
-    return Classification(R)
+def _stdin(command: SimpleCommand, found: Parse) -> list[Finding]:
+    """An interpreter with no script runs what its stdin holds."""
+    if not found.stdin_code:
+        return []
+    name = found.path[0]
+    if command.stdin == "pipe":
+        return [Finding(U, f"a pipe into {name} runs whatever it is sent", hard=True)]
+    if command.stdin in ("heredoc", "herestring"):
+        if found.shell:
+            return []  # the script was analysed command by command
+        return [Finding(U, f"{name} runs code from a here-document", hard=True)]
+    if command.stdin == "file":
+        return [Finding(B, f"{name} runs a script file")]
+    return [Finding(U, f"{name} with no script reads code from the terminal")]
 
 
-def _uniq(args: list[str]) -> Classification:
-    files = [a for a in args if not a.startswith("-")]
-    return Classification(W if len(files) > 1 else R)  # uniq IN OUT writes OUT
+# -- mini-languages whose scripts are arguments -------------------------------------
+
+def _semantic(found: Parse, command: SimpleCommand) -> list[Finding]:
+    check = _SEMANTIC.get(found.path[:2]) or _SEMANTIC.get(found.path[:1])
+    return check(found) if check else []
 
 
-def _sort(args: list[str]) -> Classification:
-    writes = _has_short(args, "o") or any(a.startswith("--output") for a in args)
-    return Classification(W if writes else R)
+def _values(found: Parse, *names: str) -> list[str]:
+    return [v for n, v in found.options if n in names and v is not None]
 
 
-def _find(args: list[str]) -> Classification:
-    for arg in args:
-        if arg in ("-exec", "-execdir", "-ok", "-okdir"):
-            return Classification(U, f"find {arg} runs other commands")
-        if arg in ("-delete", "-fprint", "-fprint0", "-fprintf", "-fls"):
-            return Classification(U, f"find {arg} changes files")
-    return Classification(R)
-
-
-def _rg(args: list[str]) -> Classification:
-    if any(a == "--pre" or a.startswith("--pre=") for a in args):
-        return Classification(U, "rg --pre runs a program on every file")
-    return Classification(R)
-
-
-def _sed(args: list[str]) -> Classification:
-    if _has_short(args, "i") or any(a.startswith("--in-place") for a in args):
-        return Classification(W, "sed -i edits files in place")
-    if _has_short(args, "f") or any(a.startswith("--file") for a in args):
-        return Classification(U, "sed -f runs a script this preview cannot show")
-    scripts = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--expression")]
-    scripts += [a.split("=", 1)[1] for a in args if a.startswith("--expression=")]
-    if not scripts:
-        scripts = [a for a in args if not a.startswith("-")][:1]
+def _sed(found: Parse) -> list[Finding]:
+    scripts = _values(found, "--expression")
+    if not scripts and not _values(found, "--file"):
+        scripts = list(found.operands[:1])
     if any(_sed_script_unsafe(s) for s in scripts):
-        return Classification(U, "the sed script runs commands or writes files (e/w/W)")
-    return Classification(R)
+        return [Finding(U, "the sed script runs commands or writes files (e/w/W)", hard=True)]
+    return []
 
 
 def _sed_script_unsafe(script: str) -> bool:
@@ -189,10 +138,10 @@ def _sed_script_unsafe(script: str) -> bool:
             i, flags = _skip_replacement(script, i + 1, c == "s")
             if i < 0 or any(f in flags for f in "ewW"):
                 return True
-        elif c in "aic:btTrRqQlL":
+        elif c in "aic:btTqQlLrR":
             end = script.find("\n", i)
             i = n if end < 0 else end
-        elif c not in "{};\n\t !=dDgGhHnNpPxz#":
+        elif c not in "{};\n\t !=dDgGhHnNpPxzF#":
             return True  # a command this scanner does not know: fail closed
         i += 1
     return False
@@ -234,132 +183,53 @@ def _end_of(script: str, i: int, delim: str) -> int:
     return i
 
 
-def _awk(args: list[str]) -> Classification:
-    if _has_short(args, "f") or any(a.startswith("--file") for a in args):
-        return Classification(U, "awk -f runs a program this preview cannot show")
-    programs = [a for a in args if not a.startswith("-")][:1]
-    for program in programs:
-        if re.search(r"\bsystem\s*\(|\|\s*getline|\|&|\bprint[f]?\b[^;}]*(?:>|\|)", program):
-            return Classification(U, "the awk program runs commands or writes files")
-        if "|" in program and re.search(r"\"[^\"]*\"\s*\|", program):
-            return Classification(U, "the awk program pipes into a command")
-    return Classification(R)
+# Checked on the program with its string literals emptied, so a '}' or ';' inside a
+# string cannot end a statement early; any '>' or '|' after print/printf counts, even a
+# comparison (asking too often is the safe mistake here).
+_AWK_UNSAFE = re.compile(
+    r"\bsystem\b|\|\s*getline|\|&|\bprint[f]?\b[^;}\n]*[>|]|\bgetline\b[^;}\n]*<|"
+    r"@|\bclose\b|\bfflush\b|ENVIRON|PROCINFO|\"\s*\|")
+_AWK_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
-def _interpreter(name: str, args: list[str], piped: bool) -> Classification:
-    if not args or args[0] == "-":
-        if piped:
-            return Classification(U, f"a pipe into {name} runs whatever it is sent")
-        return Classification(U)
-    if args[0] in ("--version", "-V", "--help", "-h"):
-        return Classification(R)
-    if name.startswith("python") and len(args) >= 2 and args[0] == "-m":
-        module = args[1]
-        if module == "pip":
-            return _pip(args[2:])
-        return Classification(B if module in SIMPLE and SIMPLE[module] is B else U)
-    if any(a.startswith("-") and a.lstrip("-")[:1] in ("c", "e", "E", "r") for a in args[:3]):
-        return Classification(U, f"{name} runs code given on the command line")
-    return Classification(B)  # runs a script from the project, like make
+def _awk(found: Parse) -> list[Finding]:
+    if _values(found, "--file", "-f", "--source", "--include", "--load"):
+        return []  # the grammar already marked these
+    for text in found.operands[:1]:
+        if '"' in text and text.count('"') % 2:
+            return [Finding(U, "the awk program's quotes do not balance", hard=True)]
+        plain = _AWK_STRING.sub('""', text)
+        if _AWK_UNSAFE.search(plain):
+            return [Finding(U, "the awk program runs commands or writes files", hard=True)]
+    return []
 
 
-def _pip(args: list[str]) -> Classification:
-    sub = _first_word(args)
-    if sub in ("list", "show", "freeze", "check", "help", "--version", "-V", None):
-        return Classification(R)
-    if sub in ("install", "download", "wheel", "index", "search"):
-        return Classification(N)
-    if sub == "uninstall":
-        return Classification(W)
-    return Classification(U)
+def _dc(found: Parse) -> list[Finding]:
+    scripts = _values(found, "--expression", "-e")
+    if any("!" in s for s in scripts):
+        return [Finding(U, "the dc script runs a shell command (!)", hard=True)]
+    return []
 
 
-def _npm(args: list[str]) -> Classification:
-    sub = _first_word(args)
-    if sub in ("test", "t", "run", "run-script", "start", "build", "lint", "tst"):
-        return Classification(B)
-    if sub in ("ls", "list", "help", "--version", "-v", "config", "root", "bin", "prefix",
-               "why", "explain", None):
-        return Classification(R)
-    if sub in ("install", "i", "ci", "add", "update", "up", "upgrade", "outdated", "view",
-               "info", "audit", "fetch", "pack", "dlx"):
-        return Classification(N)
-    if sub in ("uninstall", "remove", "rm", "un", "link", "unlink", "init", "create"):
-        return Classification(W)
-    if sub in ("publish", "unpublish", "deprecate"):
-        return Classification(D)
-    return Classification(U)  # npx-like exec, unknown scripts
+def _git_push(found: Parse) -> list[Finding]:
+    # '+main' forces, ':main' deletes the remote branch: both rewrite what others have.
+    for ref in found.operands[1:]:
+        if ref.startswith("+") or ref.startswith(":") or ":+" in ref:
+            return [Finding(D, f"git push {ref} forces or deletes a remote branch", None)]
+    return []
 
 
-def _cargo(args: list[str]) -> Classification:
-    sub = _first_word(args)
-    if sub in ("test", "build", "check", "clippy", "run", "bench", "doc", "fmt", "b", "t", "r",
-               "c", "nextest", "tree", "metadata"):
-        return Classification(B)
-    if sub in ("--version", "-V", "help", "version", None):
-        return Classification(R)
-    if sub in ("install", "add", "update", "fetch", "search", "login"):
-        return Classification(N)
-    if sub in ("publish", "yank"):
-        return Classification(D)
-    if sub in ("new", "init", "remove", "rm", "clean"):
-        return Classification(W)
-    return Classification(U)
+def _test(found: Parse) -> list[Finding]:
+    words = found.operands
+    for i, word in enumerate(words[:-1]):
+        if word == "-v" and "[" in words[i + 1]:
+            return [Finding(U, "test -v evaluates an array subscript, which can run code",
+                            hard=True)]
+    return []
 
 
-def _go(args: list[str]) -> Classification:
-    sub = _first_word(args)
-    if sub in ("test", "build", "vet", "run", "generate"):
-        return Classification(B)
-    if sub in ("version", "env", "list", "doc", "help", None):
-        return Classification(R)
-    if sub in ("get", "install", "mod"):
-        return Classification(N)
-    if sub == "fmt":
-        return Classification(W)
-    return Classification(U)
-
-
-def _docker(args: list[str]) -> Classification:
-    sub = _first_word(args)
-    if sub in ("ps", "images", "logs", "inspect", "version", "info", "top", "stats", None):
-        return Classification(R)
-    if sub in ("pull", "push", "login", "search"):
-        return Classification(N)
-    if sub in ("build", "compose"):
-        return Classification(B)
-    if sub in ("rm", "rmi", "kill", "prune", "system", "volume", "network"):
-        return Classification(D)
-    return Classification(U)  # run/exec run arbitrary code with the daemon's rights
-
-
-def _first_word(args: list[str]) -> str | None:
-    for arg in args:
-        if not arg.startswith("-") or arg in ("--version", "-V", "-v"):
-            return arg
-    return None
-
-
-_SPECIAL: dict[str, Callable[[list[str]], Classification]] = {
-    "env": _env, "uniq": _uniq, "chmod": _chmod, "chown": _chmod, "chgrp": _chmod, "sort": _sort,
-    "find": _find, "rg": _rg, "sed": _sed, "gsed": _sed, "awk": _awk, "gawk": _awk,
-    "mawk": _awk, "nawk": _awk, "pip": _pip, "pip3": _pip, "npm": _npm, "pnpm": _npm,
-    "yarn": _npm, "bun": _npm, "cargo": _cargo, "go": _go, "docker": _docker, "podman": _docker,
+_SEMANTIC: dict[tuple[str, ...], Callable[[Parse], list[Finding]]] = {
+    ("sed",): _sed, ("gsed",): _sed, ("awk",): _awk, ("gawk",): _awk, ("mawk",): _awk,
+    ("nawk",): _awk, ("dc",): _dc, ("git", "push"): _git_push, ("test",): _test,
+    ("[",): _test,
 }
-
-
-def _declared_hijack(args: list[str]) -> Classification:
-    for arg in args:
-        name = arg.split("=", 1)[0]
-        if "=" in arg and is_hijack_var(name):
-            return Classification(U, f"sets {name}, which changes what runs")
-    return Classification(R)
-
-
-def _git(args: list[str]) -> Classification:
-    return Classification(*classify_git(args))
-
-
-_SPECIAL["git"] = _git
-_SPECIAL.update(dict.fromkeys(("export", "declare", "typeset", "readonly", "local"),
-                              _declared_hijack))

@@ -52,13 +52,29 @@ class Rule:
             _arg_matches(key, glob, arguments.get(key), workspace) for key, glob in self.when
         )
 
-    def matches_argv(self, argv: Sequence[str]) -> bool:
-        """True when this rule covers the simple command `argv`."""
+    def matches_argv(self, argv: Sequence[str], named: Sequence[int] = ()) -> bool:
+        """True when this rule covers the simple command `argv`.
+
+        `named` are the indexes of words that raise the command's risk (sort -o, an
+        unknown option): the rule must spell each of them out, never cover them with a
+        glob or a trailing `*` (docs/SPEC.md §4.7).
+        """
         if not self.is_bash or self.when:
             return False
         if self.words is None:
-            return True
-        return _words_match(self.words, self.prefix, self.colon_word, tuple(argv))
+            return not named
+        if not _words_match(self.words, self.prefix, self.colon_word, tuple(argv)):
+            return False
+        return all(self.names(index, argv[index]) for index in named)
+
+    def names(self, index: int, word: str) -> bool:
+        """True when the rule's word at `index` spells out `word`'s option literally."""
+        if self.words is None or index >= len(self.words):
+            return False
+        pattern = self.words[index]
+        fixed = re.split(r"[*?\[]", pattern, maxsplit=1)[0]
+        needed = word.split("=", 1)[0] + "=" if word.startswith("--") and "=" in word else word
+        return fixed.startswith(needed)
 
     def to_yaml(self) -> str | dict[str, Any]:
         """The form this rule takes in a YAML file."""
@@ -93,6 +109,7 @@ def _needs_quote(word: str) -> bool:
     return word == "" or any(c.isspace() or c in "'\"()\\" for c in word)
 
 
+@functools.lru_cache(maxsize=4096)
 def _parse_string(text: str, origin: str) -> Rule:
     if not text:
         raise RuleError("empty rule", origin)
@@ -180,21 +197,77 @@ def _words_match(patterns: tuple[str, ...], prefix: bool, colon_word: str | None
         return False
     for index, (pattern, word) in enumerate(zip(patterns, argv, strict=False)):
         last = index == len(patterns) - 1
-        if fnmatch.fnmatchcase(word, pattern):
+        if word_match(word, pattern):
             continue
-        if last and colon_word and fnmatch.fnmatchcase(word, colon_word):
+        if last and colon_word and word_match(word, colon_word):
             continue
         return False
     return True
 
 
+def word_match(word: str, pattern: str) -> bool:
+    """One word against one rule word: a glob never spans '/' nor steps out through '..'."""
+    if not _GLOBBY.search(pattern):
+        return word == pattern
+    if _DOTDOT.search(word) and not _DOTDOT.search(pattern):
+        return False
+    return _word_regex(pattern).fullmatch(word) is not None
+
+
+_GLOBBY = re.compile(r"[*?\[]")
+_DOTDOT = re.compile(r"(?:^|/)\.\.(?:/|$)")
+
+
+@functools.lru_cache(maxsize=1024)
+def _word_regex(pattern: str) -> re.Pattern[str]:
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            end = pattern.find("]", i + 2)
+            if end < 0:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1:end].replace("\\", "\\\\")
+                out.append("[^" + body[1:] + "/]" if body.startswith("!") else "[" + body + "]")
+                i = end
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out))
+
+
 def _arg_matches(key: str, glob: str, value: Any, workspace: str) -> bool:
     if value is None:
         return False
+    if isinstance(value, (list, tuple)):  # every element of a list argument must match
+        return bool(value) and all(_arg_matches(key, glob, v, workspace) for v in value)
     text = str(value)
     if key in PATH_ARGS:
-        return path_glob_match(workspace_relative(text, workspace), glob)
+        return path_rule_match(text, glob, workspace)
     return fnmatch.fnmatchcase(text, glob)
+
+
+def path_rule_match(path: str, glob: str, workspace: str) -> bool:
+    """A path argument against a rule's glob, both anchored at the workspace.
+
+    A relative glob (`docs/**`, `**`) only ever matches inside the workspace; a path
+    outside it matches only a glob that names that place (`/etc/**`, `~/notes/*`).
+    """
+    target = workspace_relative(path, workspace)
+    if os.path.isabs(target) != _absolute_glob(glob):
+        return False
+    if os.path.isabs(target):
+        glob = os.path.expanduser(glob)
+    return path_glob_match(target, glob)
+
+
+def _absolute_glob(glob: str) -> bool:
+    return glob.startswith(("/", "~"))
 
 
 def workspace_relative(path: str, workspace: str) -> str:
@@ -203,13 +276,24 @@ def workspace_relative(path: str, workspace: str) -> str:
     Symlinks and '..' are resolved first, so 'docs/../secret' or a link out
     of the workspace never matches a glob meant for the workspace.
     """
-    full = os.path.realpath(os.path.join(workspace, os.path.expanduser(path)))
-    root = os.path.realpath(workspace)
+    joined = os.path.join(workspace, os.path.expanduser(path))
+    plain, root = os.path.abspath(joined), os.path.abspath(workspace)
+    if plain != root and not plain.startswith(root.rstrip(os.sep) + os.sep):
+        return plain  # outside by its words alone: no symlink can bring it back inside
+    try:
+        full, root = os.path.realpath(joined), _real(root)
+    except (OSError, ValueError):  # an unreadable /proc entry, a NUL: judge the plain path
+        full = plain.replace("\0", "")
     if full == root:
         return "."
     if full.startswith(root.rstrip(os.sep) + os.sep):
         return os.path.relpath(full, root)
     return full
+
+
+@functools.lru_cache(maxsize=64)
+def _real(workspace: str) -> str:
+    return os.path.realpath(workspace)
 
 
 def path_glob_match(path: str, glob: str) -> bool:

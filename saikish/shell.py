@@ -1,20 +1,27 @@
-"""A bash string -> every simple command it will run (SPEC 4.2). Fails closed.
+"""A bash string -> every simple command it will run (docs/SPEC.md §4.2, §4.7). Fails closed.
 
-bashlex gives the tree; the words themselves are re-read from the source
-span, because bashlex's own quote removal is wrong for cases such as
-'r''m' and $'\\x72m'. Anything this module does not understand is reported
-in `ShellAnalysis.opaque`, and the policy then asks instead of allowing.
+bashlex gives the tree; the words themselves are re-read from the source span, because
+bashlex's own quote removal is wrong for cases such as 'r''m' and $'\\x72m'. What bashlex
+cannot parse but models write every day (quoted here-documents, `$(( ))`, `[[ ]]`, `time`
+mid-pipeline) is rewritten first by the preparse module. Each simple command is read with
+its catalogue grammar, which also says what it runs (wrappers, runners, `-exec`, `-c`
+scripts): those are followed. Anything not understood is reported in
+`ShellAnalysis.opaque`, and the policy then asks instead of allowing.
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from saikish.wrappers import inline_script, is_hijack_var, unwrap
+from saikish.catalogue import Catalogue
+from saikish.grammar import Parse, Word, parse
+from saikish.hijack import is_hijack_var
+from saikish.preparse import Preparsed, preparse
 
 ESCALATORS = frozenset({"sudo", "su", "doas", "pkexec", "run0"})
 _SUBST = re.compile(r"\$\(|`|<\(|>\(")
@@ -22,8 +29,26 @@ _RAW_ESCALATION = re.compile(
     r"(?:^|[\s;&|(`{!])(?:sudo|su|doas|pkexec|run0)(?=$|[\s;&|)`}])")
 _SPECIAL_CHARS = re.compile(r"[\\'\"$`*?\[{~]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_LEADING_TIME = re.compile(r"\s*time(?:\s+-p)?\s+(?=\S)")
 MAX_DEPTH = 12
+# Longer than this, a command is asked without being parsed: bashlex's time grows fast.
+# MAX_COMMAND bounds the whole text (here-document bodies included), MAX_PARSE what is
+# left for bashlex once quoted here-document bodies are cut out.
+MAX_COMMAND = 200_000
+MAX_PARSE = 20_000
+CATALOGUE = Catalogue()
+
+
+@dataclass(frozen=True)
+class Target:
+    """A file a command writes or reads."""
+
+    path: str
+    # False when the path is only known at run time, or is relative after an unknown `cd`.
+    known: bool = True
+    # An output redirection: a Bash rule for the command never covers it (§4.2).
+    redirect: bool = False
+    # The path is a glob (`*.py`): its place is known, the names it matches are not.
+    glob: bool = False
 
 
 @dataclass(frozen=True)
@@ -31,9 +56,11 @@ class SimpleCommand:
     """One command bash will run, as the words it will see."""
 
     argv: tuple[str, ...]
-    # Output redirections of this command to real files (not /dev/null, not 2>&1).
-    writes: tuple[str, ...] = ()
-    # A variable from HIJACK_VARS set for this command (or the rest of the script).
+    # Files written: output redirections, and operands or option values the grammar
+    # says are written.
+    writes: tuple[Target, ...] = ()
+    # A hijacking variable (PATH, LD_PRELOAD...) set for this command or the rest of the
+    # script, however it was set.
     hijack: str | None = None
     # The command name is not a literal word ($CMD, a glob, an ANSI-C string).
     dynamic_name: bool = False
@@ -41,10 +68,22 @@ class SimpleCommand:
     open_ended: bool = False
     # The wrappers it was found behind, outermost first (env, timeout, bash -c...).
     via: tuple[str, ...] = ()
-    # The command is fed by a pipe (its stdin is another command's output).
-    piped_into: bool = False
-    # A wrapper (env, timeout, xargs, bash -c ...) whose inner command is listed too.
+    # Where its stdin comes from: "pipe", "heredoc", "herestring", "file" or None.
+    stdin: str | None = None
+    # A wrapper (env, timeout, xargs, uv run...) whose inner command is listed too.
     wrapper: bool = False
+    # What the catalogue grammar found; None for bare assignments and redirections.
+    parse: Parse | None = None
+    # Files read (path operands), resolved against the `cd`s before it.
+    reads: tuple[Target, ...] = ()
+    # A function of this name is defined in the same command: it runs that instead.
+    shadowed: bool = False
+    # The whole simple command this one sits in (a wrapper's full argv) and where this
+    # command's words start in it: a rule that names the runner and the command matches.
+    outer: tuple[str, ...] = ()
+    offset: int = 0
+    # Inside an ssh command line: runs on another host.
+    remote: bool = False
 
     @property
     def name(self) -> str:
@@ -56,6 +95,11 @@ class SimpleCommand:
         """The command name without its directory."""
         return os.path.basename(self.name)
 
+    @property
+    def piped_into(self) -> bool:
+        """True when its stdin is another command's output."""
+        return self.stdin == "pipe"
+
 
 @dataclass(frozen=True)
 class ShellAnalysis:
@@ -66,27 +110,23 @@ class ShellAnalysis:
     opaque: tuple[str, ...] = ()
     # An escalation word seen in text that could not be parsed.
     raw_escalation: bool = False
-
-
-@dataclass(frozen=True)
-class Word:
-    """One shell word after quote removal."""
-
-    value: str
-    dynamic: bool = False   # holds $var, $(...), `...`: its value is known only at run time
-    globbing: bool = False  # unquoted * ? [ or {a,b}: may expand to other words
-    ansi_c: bool = False    # $'...' or $"...": not decoded here, so not trusted
+    # Here-documents written to a file (`cat > f <<'EOF'`): target -> content.
+    heredoc_writes: tuple[tuple[str, str], ...] = ()
 
 
 def analyse(command: str) -> ShellAnalysis:
     """Every simple command `command` runs; never raises."""
-    walker = _Walker(command)
+    walker = _Walker()
     try:
-        walker.script(command, depth=0, via=())
+        walker.script(Word(command), depth=0, via=())
     except RecursionError:
         walker.opaque.append("nesting too deep to analyse")
-    return ShellAnalysis(tuple(walker.commands), tuple(dict.fromkeys(walker.opaque)),
-                         walker.raw_escalation)
+    if set(walker.bodies) - walker.used:  # a quoted here-document bashlex never saw
+        walker.opaque.append("a here-document saikish could not place")
+    commands = [replace(c, shadowed=True) if c.basename in walker.functions and not c.via
+                else c for c in walker.commands]
+    return ShellAnalysis(tuple(commands), tuple(dict.fromkeys(walker.opaque)),
+                         walker.raw_escalation, tuple(walker.heredoc_writes))
 
 
 def unquote(raw: str) -> Word:
@@ -123,7 +163,7 @@ def unquote(raw: str) -> Word:
         else:
             if c in "*?" or (c == "[" and "]" in raw[i + 2:]) or (
                     c == "{" and "," in raw[i:]) or (c == "~" and i == 0):
-                globbing = True
+                globbing = globbing or c != "~"
             out.append(c)
             i += 1
     return Word("".join(out), dynamic, globbing, ansi_c)
@@ -146,20 +186,79 @@ def _double_quoted(raw: str, i: int) -> tuple[int, str, bool]:
     return i + 1, "".join(out), dynamic
 
 
+@dataclass
+class _Cwd:
+    """Where relative paths point: a path relative to the workspace, or None if unknown."""
+
+    path: str | None = "."
+    # Loop variables bound to words whose place is known: `for f in *.py` -> f: "*.py".
+    loops: dict[str, str] = field(default_factory=dict)
+
+    def loop_word(self, word: Word) -> Word:
+        """`$f` bound by `for f in *.py` is the glob `*.py`, to the grammar and the policy."""
+        loop = _LOOP_VAR.fullmatch(word.value) if word.dynamic and not word.globbing else None
+        if loop and loop.group(1) in self.loops:
+            return Word(self.loops[loop.group(1)] + loop.group(2), globbing=True)
+        return word
+
+    def resolve(self, word: Word) -> Target:
+        word = self.loop_word(word)
+        value = word.value
+        home = _HOME.match(value)
+        if home and _home_relative(word):
+            return Target("~" + value[home.end():])
+        if not word.literal and not (word.globbing and not word.dynamic and not word.ansi_c):
+            return Target(value, known=False)
+        glob = word.globbing
+        if value.startswith(("~", "/")):
+            return Target(value, glob=glob)
+        if self.path is None:
+            return Target(value, known=False)
+        return Target(posixpath.normpath(posixpath.join(self.path, value)), glob=glob)
+
+
+_HOME = re.compile(r"\$HOME|\$\{HOME\}")
+# A loop variable, alone or with a plain suffix: "$f", ${f}, $f.bak.
+_LOOP_VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?([A-Za-z0-9_.\-]*)")
+
+
+def _home_relative(word: Word) -> bool:
+    # $HOME/x is no mystery: it is ~/x, outside the workspace.
+    value = word.value
+    return not word.globbing and not word.ansi_c and (
+        re.fullmatch(r"(\$HOME|\$\{HOME\})(/[^$`]*)?", value) is not None)
+
+
+@dataclass
 class _Walker:
     """Collects simple commands from bashlex trees, recording what it cannot see."""
 
-    def __init__(self, source: str) -> None:
-        self.commands: list[SimpleCommand] = []
-        self.opaque: list[str] = []
-        self.raw_escalation = False
-        self.root = source
+    commands: list[SimpleCommand] = field(default_factory=list)
+    opaque: list[str] = field(default_factory=list)
+    raw_escalation: bool = False
+    functions: set[str] = field(default_factory=set)
+    heredoc_writes: list[tuple[str, str]] = field(default_factory=list)
+    cwd: _Cwd = field(default_factory=_Cwd)
+    hijack: str | None = None
+    bodies: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    used: set[str] = field(default_factory=set)
 
     # -- scripts and nodes ------------------------------------------------------
 
-    def script(self, text: str, depth: int, via: tuple[str, ...]) -> None:
+    def script(self, word: Word, depth: int, via: tuple[str, ...], remote: bool = False) -> None:
+        """Analyse `word` as a bash script run by the command(s) in `via`."""
+        text = word.value
         if depth > MAX_DEPTH:
             self.opaque.append("nesting too deep to analyse")
+            return
+        if not word.literal:
+            what = via[-1] if via else "the shell"
+            self.opaque.append(f"{what} runs a script that is only known at run time")
+            self._raw_escalation(text)
+            return
+        if len(text) > MAX_COMMAND:
+            self.opaque.append(f"the command is too long to analyse ({len(text):,} characters)")
+            self._raw_escalation(text[:MAX_COMMAND])
             return
         if "\x00" in text:
             self.opaque.append("NUL byte in command")
@@ -167,143 +266,375 @@ class _Walker:
             self.opaque.append("control character in command")
         if not text.strip():
             return
-        import bashlex  # deferred: building its parser tables costs ~80 ms
-
-        timed = _LEADING_TIME.match(text)
-        if timed:  # bashlex cannot parse the 'time' keyword; what follows it is what runs
-            self.script(text[timed.end():], depth + 1, via + ("time",))
+        if "find" in via and "{}" in text:
+            # find pastes each file name into the script: a name like '$(rm -rf ~)' runs.
+            self.opaque.append("find puts file names into the script it runs")
             return
+        segments = _plain_segments(text)
+        if segments is not None:  # plain words and | && || ; only: no parser needed
+            self.plain(segments, depth, via, remote)
+            return
+        pre = preparse(text, len(self.bodies))
+        self.opaque.extend(pre.opaque)
+        self.bodies.update(pre.heredocs)
+        if len(pre.text) > MAX_PARSE:
+            self.opaque.append(f"the command is too long to analyse ({len(text):,} characters)")
+            self._raw_escalation(text)
+            return
+        self.parsed(pre, depth, via, remote)
+
+    def parsed(self, pre: Preparsed, depth: int, via: tuple[str, ...], remote: bool) -> None:
+        from saikish.bashlex_tables import load  # deferred: bashlex costs ~15 ms to load
+
         try:
-            trees = bashlex.parse(text)
-        except Exception as exc:  # bashlex raises many kinds; all mean "not understood"
-            self.opaque.append(f"cannot parse: {type(exc).__name__}: {exc}".strip())
-            plain = text.replace("\\", "").replace("'", "").replace('"', "")
-            self.raw_escalation |= bool(_RAW_ESCALATION.search(plain))
+            trees = load().parse(pre.text)
+        except Exception:  # bashlex raises many kinds; all mean "not understood"
+            self.opaque.append("it uses shell syntax saikish cannot read")
+            self._raw_escalation(pre.text)
             return
         for tree in trees:
-            self.node(tree, text, depth, via, piped=False)
+            self.node(tree, pre.text, depth, via, None, remote)
 
-    def node(self, node: Any, src: str, depth: int, via: tuple[str, ...], piped: bool) -> None:
+    def plain(self, segments: list[tuple[list[str], str]], depth: int, via: tuple[str, ...],
+              remote: bool) -> None:
+        """Commands split by `_plain_segments`: each is a simple command."""
+        previous = ""
+        for raw, operator in segments:
+            piped = "|" in (previous, operator)
+            stdin = "pipe" if previous == "|" else None
+            words = [unquote(w) for w in raw]
+            if piped:
+                with self.subshell():
+                    self.simple(words, (), self.hijack, depth, via, stdin, remote)
+            else:
+                self.simple(words, (), self.hijack, depth, via, stdin, remote)
+            previous = operator
+
+    def _raw_escalation(self, text: str) -> None:
+        plain = text.replace("\\", "").replace("'", "").replace('"', "")
+        self.raw_escalation |= bool(_RAW_ESCALATION.search(plain))
+
+    def node(self, node: Any, src: str, depth: int, via: tuple[str, ...], stdin: str | None,
+             remote: bool) -> None:
         kind = node.kind
         if kind == "command":
-            self.command(node, src, depth, via, piped)
+            self.command(node, src, depth, via, stdin, remote)
         elif kind == "pipeline":
             parts = [p for p in node.parts if p.kind not in ("pipe", "reservedword")]
             for index, part in enumerate(parts):
-                self.node(part, src, depth, via, piped=index > 0)
-        elif kind in ("list", "compound", "if", "for", "while", "until", "function"):
-            for part in _children(node):
-                if part.kind in ("operator", "reservedword", "pipe"):
-                    continue
-                if part.kind == "word":
-                    self.nested(part, src, depth, via)  # for-loop lists, function names
-                elif part.kind == "redirect":
-                    self.redirect_target(part, src, depth, via)
-                else:
-                    self.node(part, src, depth, via, piped)
+                with self.subshell():  # every part of a pipeline runs in its own subshell
+                    self.node(part, src, depth, via, "pipe" if index else stdin, remote)
+        elif kind == "compound" and _is_subshell(node):
+            with self.subshell():
+                self.children(node, src, depth, via, stdin, remote)
+        elif kind in ("for", "while", "until"):
+            before = self.cwd.path
+            if kind == "for":
+                self.loop_variable(node, src)
+            self.children(node, src, depth, via, stdin, remote)
+            if self.cwd.path != before:  # a `cd` in a loop body: where it ends is unknown
+                self.cwd.path = None
+        elif kind == "function":
+            self.function(node, src, depth, via, remote)
+        elif kind in ("list", "compound", "if"):
+            self.children(node, src, depth, via, stdin, remote)
         elif kind in ("commandsubstitution", "processsubstitution"):
-            self.node(node.command, src, depth, via, piped=False)
+            with self.subshell():
+                self.node(node.command, src, depth, via + ("$()",), None, remote)
         else:
-            self.opaque.append(f"unsupported shell construct: {kind}")
+            self.opaque.append(f"it uses a shell construct saikish cannot read ({kind})")
 
-    def command(self, node: Any, src: str, depth: int, via: tuple[str, ...],
-                piped: bool) -> None:
-        words: list[Word] = []
-        writes: list[str] = []
-        hijack = None
-        for part in node.parts:
-            if part.kind == "assignment":
-                self.nested(part, src, depth, via)
-                name = part.word.split("=", 1)[0].rstrip("+")
-                if is_hijack_var(name):
-                    hijack = name
-            elif part.kind == "word":
-                self.nested(part, src, depth, via)
-                words.append(unquote(src[part.pos[0]:part.pos[1]]))
+    def children(self, node: Any, src: str, depth: int, via: tuple[str, ...],
+                 stdin: str | None, remote: bool) -> None:
+        writes: list[Target] = []
+        for part in _children(node):
+            if part.kind in ("operator", "reservedword", "pipe"):
+                continue
+            if part.kind == "word":
+                self.nested(part, src, depth, via, remote)  # for-loop lists, case words
             elif part.kind == "redirect":
-                target = self.redirect_target(part, src, depth, via)
+                target = self.redirect_target(part, src, depth, via, remote)
                 if target is not None:
                     writes.append(target)
             else:
-                self.opaque.append(f"unsupported shell construct: {part.kind}")
+                self.node(part, src, depth, via, stdin, remote)
+        if writes:  # `{ ...; } >> ~/.bashrc`: a write of its own (§4.7)
+            self.commands.append(SimpleCommand((":",), tuple(writes), via=via, remote=remote))
+
+    def loop_variable(self, node: Any, src: str) -> None:
+        """`for f in WORDS`: f's place is known when every word is a plain relative path."""
+        parts = list(node.parts)
+        names = [p for p in parts if p.kind == "word"]
+        if not names:
+            return
+        variable = names[0].word
+        index = next((i for i, p in enumerate(parts) if p.kind == "reservedword"
+                      and p.word == "in"), None)
+        items = [unquote(src[p.pos[0]:p.pos[1]]) for p in parts[(index or 0) + 1:]
+                 if p.kind == "word"] if index is not None else []
+        plain = items and all(not w.dynamic and not w.ansi_c and
+                              not w.value.startswith(("/", "~", "-")) and
+                              ".." not in w.value.split("/") for w in items)
+        self.cwd.loops.pop(variable, None)
+        if plain and len(items) == 1:
+            self.cwd.loops[variable] = items[0].value
+        elif plain:
+            self.cwd.loops[variable] = "*"  # several words: any of them
+
+    def function(self, node: Any, src: str, depth: int, via: tuple[str, ...],
+                 remote: bool) -> None:
+        name = next((p.word for p in node.parts if p.kind == "word"), "")
+        self.functions.add(os.path.basename(name))
+        with self.subshell():
+            for part in node.parts:
+                if part.kind not in ("word", "reservedword"):
+                    self.node(part, src, depth, via + (f"{name}()",), None, remote)
+
+    def subshell(self) -> _Restore:
+        """A block after which the working directory is what it was before."""
+        return _Restore(self)
+
+    # -- simple commands ---------------------------------------------------------
+
+    def command(self, node: Any, src: str, depth: int, via: tuple[str, ...],
+                stdin: str | None, remote: bool) -> None:
+        words: list[Word] = []
+        writes: list[Target] = []
+        hijack = None
+        feeds: list[tuple[str, Word]] = []
+        for part in node.parts:
+            if part.kind == "assignment":
+                self.nested(part, src, depth, via, remote)
+                name = part.word.split("=", 1)[0].split("[", 1)[0].rstrip("+")
+                if is_hijack_var(name):
+                    hijack = name
+            elif part.kind == "word":
+                self.nested(part, src, depth, via, remote)
+                words.append(unquote(src[part.pos[0]:part.pos[1]]))
+            elif part.kind == "redirect":
+                feed = self.stdin_feed(part, src)
+                if feed is not None:
+                    feeds.append(feed)
+                target = self.redirect_target(part, src, depth, via, remote)
+                if target is not None:
+                    writes.append(target)
+            else:
+                self.opaque.append(f"it uses a shell construct saikish cannot read ({part.kind})")
+        if feeds:
+            stdin = feeds[-1][0]
         if not words:
             if hijack:  # 'PATH=/tmp/x; git status' changes the rest of the script
-                self.commands.append(SimpleCommand((f"{hijack}=...",), tuple(writes),
-                                                   hijack, via=via))
+                self.hijack = hijack
+                self.commands.append(SimpleCommand((f"{hijack}=...",), tuple(writes), hijack,
+                                                   via=via, remote=remote))
             elif writes:
-                self.commands.append(SimpleCommand((":",), tuple(writes), via=via))
+                self.commands.append(SimpleCommand((":",), tuple(writes), via=via,
+                                                   remote=remote))
             return
-        self.simple(words, tuple(writes), hijack, depth, via, piped)
+        self.heredoc_write(words, writes, feeds)
+        self.simple(words, tuple(writes), hijack or self.hijack, depth, via, stdin, remote,
+                    feeds=feeds)
 
-    def simple(self, words: list[Word], writes: tuple[str, ...], hijack: str | None,
-               depth: int, via: tuple[str, ...], piped: bool, open_ended: bool = False) -> None:
-        """Record one simple command, looking through wrappers to what they run."""
+    def simple(self, words: list[Word], writes: tuple[Target, ...], hijack: str | None,
+               depth: int, via: tuple[str, ...], stdin: str | None, remote: bool,
+               open_ended: bool = False, outer: tuple[str, ...] = (), offset: int = 0,
+               feeds: list[tuple[str, Word]] | None = None,
+               found_under: Word | None = None) -> None:
+        """Record one simple command, looking through what it runs."""
         head = words[0]
         argv = tuple(w.value for w in words)
-        if any(w.ansi_c for w in words):
-            self.opaque.append("$'...' quoting is not decoded")
-        unwrapped = None if head.dynamic or head.globbing else unwrap(argv)
-        if unwrapped is not None:
-            wrapper, start, end, env_hijack = unwrapped
-            # find keeps its whole argv: its own -exec is judged as a dangerous argument.
-            outer = argv if wrapper == "find" else argv[:start]
-            self.commands.append(SimpleCommand(
-                outer, writes, hijack or env_hijack, via=via, open_ended=open_ended,
-                piped_into=piped, wrapper=wrapper != "find" and end > start))
-            if end > start:
-                self.simple(words[start:end], (), None, depth + 1, via + (wrapper,), piped,
-                            open_ended or wrapper in ("xargs", "find"))
+        outer = outer or argv
+        if not head.literal:
+            self.commands.append(SimpleCommand(argv, writes, hijack, True, open_ended, via,
+                                               stdin, outer=outer, offset=offset,
+                                               remote=remote))
             return
-        dynamic = head.dynamic or head.globbing or head.ansi_c
-        script = None if dynamic else inline_script(argv)
-        # A shell -c is transparent: its script is analysed instead. eval stays UNKNOWN.
-        is_shell = script is not None and os.path.basename(argv[0]) != "eval"
-        command = SimpleCommand(argv, writes, hijack, dynamic, open_ended, via, piped, is_shell)
+        found = parse([self.cwd.loop_word(w) for w in words], CATALOGUE)
+        variables = [v for v in found.variables if v == "$dynamic" or is_hijack_var(v)]
+        if variables:
+            self.hijack = hijack = variables[0] if variables[0] != "$dynamic" else \
+                "a variable named at run time"
+        reads = tuple(self.cwd.resolve(_name_found(w, found_under)) for w in found.reads)
+        own_writes = writes + tuple(self.cwd.resolve(_name_found(w, found_under))
+                                    for w in found.writes)
+        runs = [i for i in found.inner if i.script is None and i.end > i.start]
+        own = runs or any(i.remote for i in found.inner)
+        command = SimpleCommand(
+            argv[:found.end] if own else argv, own_writes, hijack, False, open_ended, via,
+            stdin, bool(runs), found, reads, outer=outer, offset=offset, remote=remote)
         self.commands.append(command)
-        if script is not None:
-            index, text = script
-            script_words = words[index:] if not is_shell else words[index:index + 1]
-            if any(w.dynamic or w.ansi_c for w in script_words):
-                self.opaque.append(f"{command.basename} runs a script built at run time")
-            else:
-                self.script(text, depth + 1, via + (command.basename,))
+        self.change_directory(found, words)
+        name = found.path[0]
+        for inner in found.inner:
+            if inner.script is not None:
+                self.script(inner.script, depth + 1, via + (name,), remote or inner.remote)
+            elif inner.end > inner.start:
+                names = _found_names(found) if inner.appends and name == "find" else None
+                self.simple(words[inner.start:inner.end], (), hijack, depth + 1,
+                            via + (name,), stdin, remote, open_ended or inner.appends, outer,
+                            offset + inner.start, found_under=names)
+        if found.stdin_code:
+            self.stdin_code(found, feeds or [], depth, via, remote)
+
+    def stdin_code(self, found: Parse, feeds: list[tuple[str, Word]], depth: int,
+                   via: tuple[str, ...], remote: bool) -> None:
+        """A shell fed a here-document or here-string: its script is analysed."""
+        code = [w for kind, w in feeds if kind in ("heredoc", "herestring")]
+        if code and found.shell:
+            for word in code:
+                self.script(word, depth + 1, via + (found.path[0],), remote)
+
+    def change_directory(self, found: Parse, words: list[Word]) -> None:
+        if found.path[0] not in ("cd", "pushd", "popd"):
+            return
+        operands = found.operands
+        if found.path[0] == "cd" and len(operands) == 1 and words[-1].literal and \
+                operands[0] not in ("-",):
+            self.cwd.path = self.cwd.resolve(Word(operands[0])).path if not \
+                operands[0].startswith("~") else None
+        else:
+            self.cwd.path = None
+
+    def heredoc_write(self, words: list[Word], writes: list[Target],
+                      feeds: list[tuple[str, Word]]) -> None:
+        """`cat > f <<'EOF'`: remember f's new content, for a preview with a diff."""
+        bodies = [w for kind, w in feeds if kind == "heredoc"]
+        if [w.value for w in words] == ["cat"] and len(writes) == 1 and bodies and \
+                bodies[0].literal and writes[0].known:
+            self.heredoc_writes.append((writes[0].path, bodies[0].value))
 
     # -- words and redirections --------------------------------------------------
 
-    def nested(self, node: Any, src: str, depth: int, via: tuple[str, ...]) -> None:
+    def nested(self, node: Any, src: str, depth: int, via: tuple[str, ...],
+               remote: bool) -> None:
         """Commands hidden inside a word: $( ), backticks, <( ), and ${...} text."""
         for part in getattr(node, "parts", None) or ():
             if part.kind in ("commandsubstitution", "processsubstitution"):
-                self.node(part.command, src, depth, via + ("$()",), piped=False)
+                with self.subshell():
+                    self.node(part.command, src, depth, via + ("$()",), None, remote)
             elif part.kind == "parameter" and _SUBST.search(part.value):
                 # bashlex leaves ${x:-$(cmd)} as raw text: the command is unseen.
-                self.opaque.append("command substitution inside ${...}")
+                self.opaque.append("a command substitution inside ${...}")
             else:
-                self.nested(part, src, depth, via)
+                self.nested(part, src, depth, via, remote)
 
-    def redirect_target(self, node: Any, src: str, depth: int,
-                        via: tuple[str, ...]) -> str | None:
+    def stdin_feed(self, node: Any, src: str) -> tuple[str, Word] | None:
+        """What a `<<`, `<<<` or `<` redirection feeds to the command's stdin."""
+        if node.type in ("<<", "<<-"):
+            heredoc = getattr(node, "heredoc", None)
+            delimiter = src[node.output.pos[0]:node.output.pos[1]] if hasattr(
+                node.output, "pos") else ""
+            if delimiter in self.bodies:
+                body, _quoted = self.bodies[delimiter]
+                if heredoc is None or heredoc.value.strip() != delimiter:
+                    # bashlex placed our placeholder elsewhere: the quoting was misread.
+                    self.opaque.append("a here-document saikish could not place")
+                self.used.add(delimiter)
+                return "heredoc", Word(body)
+            value = heredoc.value.rsplit("\n", 1)[0] if heredoc is not None else ""
+            return "heredoc", Word(value, dynamic="$" in value or "`" in value)
+        if node.type == "<<<":
+            return "herestring", unquote(src[node.output.pos[0]:node.output.pos[1]])
+        if node.type == "<" and hasattr(node.output, "pos"):
+            return "file", unquote(src[node.output.pos[0]:node.output.pos[1]])
+        return None
+
+    def redirect_target(self, node: Any, src: str, depth: int, via: tuple[str, ...],
+                        remote: bool) -> Target | None:
         """The file an output redirection writes, or None."""
         heredoc = getattr(node, "heredoc", None)
         if heredoc is not None and _SUBST.search(heredoc.value):
             # An unquoted here-doc body is expanded by bash; bashlex keeps it raw.
-            self.opaque.append("command substitution inside a here-document")
+            self.opaque.append("a command substitution inside a here-document")
         output = node.output
         if not hasattr(output, "kind"):
             return None  # a descriptor copy such as 2>&1
-        self.nested(output, src, depth, via)
+        self.nested(output, src, depth, via, remote)
         if node.type in ("<", "<<", "<<<", "<&", "<<-"):
             return None
-        target = unquote(src[output.pos[0]:output.pos[1]])
-        if node.type in (">&", "<&") and target.value.isdigit() or target.value == "-":
+        word = unquote(src[output.pos[0]:output.pos[1]])
+        if node.type in (">&", "<&") and word.value.isdigit() or word.value == "-":
             return None
-        if target.value == "/dev/null" and not target.dynamic:
+        if word.literal and word.value in ("/dev/null", "/dev/stdout", "/dev/stderr",
+                                           "/dev/tty", "/dev/fd/1", "/dev/fd/2"):
             return None
-        return target.value
+        return replace(self.cwd.resolve(word), redirect=True)
+
+
+def _found_names(found: Parse) -> Word:
+    """Where find -exec's '{}' points: under find's one starting point, else unknown."""
+    starts = found.reads or (Word("."),)
+    if len(starts) != 1 or not starts[0].literal:
+        return Word("{}", dynamic=True)
+    return Word(starts[0].value.rstrip("/") + "/{}")
+
+
+def _name_found(word: Word, found_under: Word | None) -> Word:
+    """A path operand holding find's '{}', as the file it will be."""
+    if found_under is None or "{}" not in word.value:
+        return word
+    if found_under.dynamic:
+        return Word(word.value, dynamic=True)
+    return Word(word.value.replace("{}", found_under.value), word.dynamic, word.globbing)
+
+
+# The plain subset of bash: words of ordinary characters and simple quotes, joined by
+# | && || ;. No expansion, redirection, grouping, keyword or assignment can occur in it,
+# so splitting it needs no parser (half of all commands models send are like this).
+_PLAIN_TEXT = re.compile(r"""[^$`\\<>(){}#!\n~\x00-\x08\x0b-\x1f]*""")
+_PLAIN_TOKEN = re.compile(
+    r"""\s*(?:(?P<op>\|\||&&|[|;])|(?P<word>(?:'[^']*'|"[^"]*"|[^\s'"|;&])+)|(?P<bad>\S))""")
+_KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do",
+                       "done", "case", "esac", "function", "select", "time", "coproc", "in"})
+
+
+def _plain_segments(text: str) -> list[tuple[list[str], str]] | None:
+    """[(raw words, operator after them)] for plain text, or None to use the parser."""
+    if not _PLAIN_TEXT.fullmatch(text):
+        return None
+    segments: list[tuple[list[str], str]] = []
+    words: list[str] = []
+    for match in _PLAIN_TOKEN.finditer(text.rstrip()):
+        if match.group("bad"):
+            return None  # a lone & (background), an unbalanced quote
+        if match.group("op"):
+            if not words:
+                return None
+            segments.append((words, match.group("op")))
+            words = []
+        else:
+            words.append(match.group("word"))
+    if words:
+        segments.append((words, ""))
+    elif segments and segments[-1][1] != ";":
+        return None  # `a |` or `a &&` with nothing after: let the parser say so
+    for raw, _ in segments:
+        first = raw[0]
+        if first in _KEYWORDS or re.match(r"[A-Za-z_][A-Za-z0-9_]*\+?=", first):
+            return None  # a keyword or an assignment: the parser's job
+    return segments or None
+
+
+class _Restore:
+    """Context manager: put the walker's working directory back on exit."""
+
+    def __init__(self, walker: _Walker) -> None:
+        self.walker, self.saved = walker, walker.cwd.path
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        self.walker.cwd.path = self.saved
+
+
+def _is_subshell(node: Any) -> bool:
+    first = (getattr(node, "list", None) or [None])[0]
+    return first is not None and first.kind == "reservedword" and first.word == "("
 
 
 def _children(node: Any) -> Iterator[Any]:
-    for attr in ("parts", "list"):
+    for attr in ("parts", "list", "redirects"):
         value = getattr(node, attr, None)
         if isinstance(value, list):
             yield from value

@@ -152,6 +152,9 @@ class CommandCheck:
     is_redirect: bool = False
     # Permitted without a rule: the autonomy level runs this risk without asking.
     auto: bool = False
+    # False when no autonomy level may run it unasked (an unknown option, a word built at
+    # run time, a read outside the workspace): only a rule or the person can.
+    autonomy_may: bool = True
 
     @property
     def permitted(self) -> bool:

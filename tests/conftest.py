@@ -28,6 +28,10 @@ def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own config and state dirs, and runs in its own workspace."""
     monkeypatch.setenv("SAIKISH_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("SAIKISH_STATE_DIR", str(tmp_path / "state"))
+    # A test that lets a command through by mistake must not reach the real home.
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",
                  "OLLAMA_HOST", "VISUAL", "EDITOR"):
         monkeypatch.delenv(name, raising=False)

@@ -89,11 +89,11 @@ def call(tool: str, **args: object) -> ToolCall:
     ("list_files", {"path": "/"}, "list_files reads /, which is outside the workspace",
      "list_files(path=/)"),
     ("grep", {"pattern": "KEY", "path": "~"}, "outside the workspace",
-     f"grep(path={os.path.expanduser('~')})"),
+     "grep(path={HOME})"),
     ("read_file", {"path": ".env"}, "read_file reads .env, which is a file that may hold "
      "secrets", "read_file(path=.env)"),
     ("read_file", {"path": "~/.ssh/id_rsa"}, "may hold secrets",
-     f"read_file(path={os.path.expanduser('~/.ssh/id_rsa')})"),
+     "read_file(path={HOME}/.ssh/id_rsa)"),
 ])
 def test_reads_across_the_boundary_are_asked_even_under_full_auto(
         tool: str, args: dict[str, object], reason: str, proposed: str) -> None:
@@ -102,16 +102,18 @@ def test_reads_across_the_boundary_are_asked_even_under_full_auto(
         # A bare tool rule was written for the workspace: it does not carry reads out of it.
         assert found.verdict is Verdict.ASK, autonomy
         assert reason in found.reason
-        assert found.proposed_rules == (proposed,)
+        # HOME is the test's own (tests/conftest.py), so it is read when the test runs.
+        assert found.proposed_rules == (proposed.replace("{HOME}", os.path.expanduser("~")),)
 
 
 @pytest.mark.parametrize(("path", "glob"), [
     ("/etc/hosts", "/etc/**"), ("/etc", "/etc"), ("/vmlinuz", "/vmlinuz"),
-    ("~/notes.txt", os.path.expanduser("~/notes.txt")),
-    ("~/src/x.py", os.path.expanduser("~/src") + "/**"),
+    ("~/notes.txt", "{HOME}/notes.txt"),
+    ("~/src/x.py", "{HOME}/src/**"),
 ])
 def test_always_never_offers_the_whole_machine_or_home(path: str, glob: str) -> None:
-    assert boundary.proposal_glob(path, WS, boundary.OUTSIDE) == glob
+    expected = glob.replace("{HOME}", os.path.expanduser("~"))
+    assert boundary.proposal_glob(path, WS, boundary.OUTSIDE) == expected
 
 
 def test_the_proposed_directory_rule_then_allows_that_directory_only() -> None:

@@ -417,7 +417,7 @@ def test_mode_answers_what_would_ask(mode: Mode, expected: Verdict, source: Sour
 
 
 def test_auto_approve_refuses_what_cannot_be_checked_against_deny_rules() -> None:
-    found = decide(ToolCall("1", "bash", {"command": "[[ -f x ]] && rm -rf /"}),
+    found = decide(ToolCall("1", "bash", {"command": "echo ${x:-$(rm -rf /)}"}),
                    context(mode=Mode.AUTO_APPROVE))
     assert found.verdict is Verdict.REJECT
     assert "deny rules" in found.reason
@@ -467,8 +467,10 @@ def test_invalid_json_arguments_are_invalid() -> None:
     ("touch a && mkdir b", ("Bash(touch *)", "Bash(mkdir *)")),
     ("rm -rf build", ("Bash(rm -rf build)",)),
     ("cat f > out.txt", ("write_file(path=out.txt)",)),
-    ("find . -exec rm {} \\;", ()),  # no rule can cover find -exec: always is not offered
-    ("xargs rm -f", ("Bash(rm -f *)",)),
+    # find -exec is an option that runs a program: only the exact command is proposed
+    ("find . -exec rm {} \\;", ("Bash(find . -exec rm {} ;)", "Bash(find . -exec rm {} *)")),
+    # through xargs the rule names xargs and what it runs, never xargs alone
+    ("xargs rm -f", ("Bash(xargs rm -f *)",)),
 ])
 def test_always_proposes_the_narrowest_rule(command: str, proposed: tuple[str, ...]) -> None:
     found = decide(ToolCall("1", "bash", {"command": command}), context(allow=[], deny=[]))

@@ -111,14 +111,17 @@ def test_a_write_outside_fails_inside_and_runs_when_approved_in_the_box(
         ws: Path, outside: Path) -> None:
     setup = sandbox_or_skip(ws)
     target = outside / "f"
-    ex, approver = executor(ws, setup, allow=("Bash(touch *)",), answers=(YES,))
-    decision, text = run_one(ex, bash(f"touch {target}"))
+    # The engine itself asks about `touch OUTSIDE`; a project script it cannot read into is
+    # what a rule lets through, and the sandbox has to contain.
+    (ws / "w.py").write_text(f"open({str(target)!r}, 'w').close()\n", encoding="utf-8")
+    ex, approver = executor(ws, setup, allow=("Bash(python3 w.py)",), answers=(YES,))
+    decision, text = run_one(ex, bash("python3 w.py"))
     assert decision.source is Source.RULE and not target.exists()
     assert "Read-only file system" in text
     assert "may have failed because it can write only in the workspace" in text
     assert f'"{OUTSIDE_ARGUMENT}": true' in text
     # The model asks for it to run outside: that goes through the box, whatever the rules say.
-    decision, text = run_one(ex, bash(f"touch {target}", **{OUTSIDE_ARGUMENT: True}))
+    decision, text = run_one(ex, bash("python3 w.py", **{OUTSIDE_ARGUMENT: True}))
     request = approver.requests[0]
     assert request.outside_sandbox and "asks to run this outside the sandbox" in \
         request.assessment.reason

@@ -1,0 +1,371 @@
+"""The command catalogue: what saikish knows about each command, read from *.cat data files.
+
+The format is documented in README.md beside this file (docs/SPEC.md §4.7). Files are
+split into entries once; an entry is parsed the first time a command needs it, so a
+`check` of one command pays only for the entries it uses.
+"""
+
+from __future__ import annotations
+
+import bisect
+import enum
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from saikish.errors import SaikishError
+from saikish.types import Risk
+
+HERE = Path(__file__).resolve().parent
+# Headers and aka lines start at the beginning of a line, so a plain scan finds them.
+_AKA = re.compile(r"^aka[ \t]+(.*)$", re.MULTILINE)
+_HEADERS = re.compile(r"^\[([^\]\n]+)\]", re.MULTILINE)
+_RISKS = {"read": Risk.READ_ONLY, "build": Risk.BUILD_TEST, "write": Risk.WRITE,
+          "network": Risk.NETWORK, "destructive": Risk.DESTRUCTIVE, "unknown": Risk.UNKNOWN}
+ROLES = frozenset({"path", "text", "write", "cmd", "script", "remote", "var", "assign"})
+# Roles after which every further word belongs to what runs, not to this command.
+TERMINAL_ROLES = frozenset({"cmd", "script", "remote"})
+_FLAGS = frozenset({"numbers", "bundled", "open", "subcommands", "shell", "evaluates",
+                    "appends", "separate"})
+
+
+class CatalogueError(SaikishError):
+    """A catalogue entry that does not parse: names the file and line."""
+
+
+class Effect(enum.Enum):
+    """What an option does besides its risk (README.md, 'Effects')."""
+
+    EXEC = "exec"
+    CONFIG = "config"
+    WRITES = "writes"
+    READS = "reads"
+    WRITES_OPERANDS = "writes-operands"
+    RUNS = "runs"
+    RUNS_REST = "runs-rest"
+    RUNS_SCRIPT = "runs-script"
+    CODE_OPERAND = "code-operand"
+    ENDS_OPTIONS = "ends-options"
+    SETS = "sets"
+    GIVES_PATTERN = "gives-pattern"
+    LISTS = "lists"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a command: its spellings, how many values it takes, what it does."""
+
+    spellings: tuple[str, ...]
+    # Per spelling: the values it takes (0 for a flag; -1 for "up to a ';' or '+' word",
+    # find -exec), and whether the value is optional and only ever attached (-i.bak).
+    forms: tuple[tuple[int, bool], ...] = ()
+    risk: Risk | None = None
+    effects: frozenset[Effect] = frozenset()
+    why: str = ""
+    # The names of its values (FILE, NAME...): `reads`/`writes` apply to the ones naming
+    # a file, path or directory, or to the first value when none does.
+    metavars: tuple[str, ...] = ()
+
+    def file_values(self, count: int) -> list[int]:
+        """Which of `count` values `reads`/`writes` apply to."""
+        named = [i for i, m in enumerate(self.metavars[:count])
+                 if any(k in m.upper() for k in ("FILE", "PATH", "DIR"))]
+        return named or ([0] if count else [])
+
+    def form(self, spelling: str) -> tuple[int, bool]:
+        """(values taken, optional) for one of this option's spellings."""
+        return self.forms[self.spellings.index(spelling)]
+
+    @property
+    def name(self) -> str:
+        """The spelling used in messages and deny matching: the long one when there is one."""
+        longs = [s for s in self.spellings if s.startswith("--")]
+        return (longs or list(self.spellings))[0]
+
+    @functools.cached_property
+    def raises(self) -> bool:
+        """True when using this option changes what the command does beyond its base."""
+        harmless = {Effect.READS, Effect.ENDS_OPTIONS, Effect.SETS, Effect.GIVES_PATTERN,
+                    Effect.LISTS}
+        return self.risk is not None or bool(self.effects - harmless)
+
+
+@dataclass(frozen=True)
+class Role:
+    """One operand role with its quantifier ('', '*', '+', '?')."""
+
+    name: str
+    quantity: str = ""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One command or subcommand, as its catalogue entry describes it."""
+
+    words: tuple[str, ...]
+    origin: str
+    risk: Risk = Risk.UNKNOWN
+    style: str = "gnu"
+    flags: frozenset[str] = frozenset()
+    global_options_anywhere: bool = False
+    default_sub: str | None = None
+    # (N, risk, why, operands not counted): with N or more operands the risk rises.
+    if_operands: tuple[int, Risk, str, str | None] | None = None
+    stdin_code: bool = False
+    operands: tuple[Role, ...] = (Role("path", "*"),)
+    options: tuple[Option, ...] = ()
+    shorts: dict[str, Option] = field(default_factory=dict, compare=False)
+    longs: dict[str, Option] = field(default_factory=dict, compare=False)
+
+    def has(self, flag: str) -> bool:
+        """True when the entry sets the setting `flag` (numbers, open, subcommands...)."""
+        return flag in self.flags
+
+    @functools.cached_property
+    def raising(self) -> tuple[Option, ...]:
+        """The options that change what the command does."""
+        return tuple(o for o in self.options if o.raises)
+
+
+@dataclass(frozen=True)
+class _Block:
+    """An entry's text, not yet parsed: text[start:end] of one file."""
+
+    filename: str
+    text: str = field(repr=False)
+    start: int
+    end: int
+    words: tuple[str, ...]
+
+    @property
+    def line(self) -> int:
+        """The line number of the entry's header."""
+        return self.text.count("\n", 0, self.start) + 1
+
+    @property
+    def lines(self) -> list[str]:
+        """The entry's lines after its header."""
+        return self.text[self.start:self.end].split("\n")[1:]
+
+
+class Catalogue:
+    """Every entry of the *.cat files in a folder, parsed on first use."""
+
+    def __init__(self, folder: Path = HERE) -> None:
+        self.folder = folder
+        self._blocks: dict[str, _Block] | None = None
+        self._entries: dict[str, Entry | None] = {}
+        self.errors: list[str] = []
+
+    def get(self, *words: str) -> Entry | None:
+        """The entry for a command (`get("sort")`) or subcommand (`get("git", "push")`)."""
+        key = " ".join(words)
+        if key in self._entries:
+            return self._entries[key]
+        block = self.blocks().get(key)
+        entry = None
+        if block is not None:
+            try:
+                entry = parse_entry(block.filename, block.line, block.lines, block.words)
+            except CatalogueError as exc:  # a broken entry: the command is simply unknown
+                self.errors.append(str(exc))
+        self._entries[key] = entry
+        return entry
+
+    def blocks(self) -> dict[str, _Block]:
+        """Entry name (and aka names) -> (file, first line, lines)."""
+        if self._blocks is None:
+            self._blocks = {}
+            for path in sorted(self.folder.glob("*.cat")):
+                self._split(path)
+        return self._blocks
+
+    def names(self) -> list[str]:
+        """Every entry's name (not its aliases), in file order."""
+        return list(dict.fromkeys(" ".join(b.words) for b in self.blocks().values()))
+
+    def _split(self, path: Path) -> None:
+        # Runs once per process over every file, so only regexes run over the whole text;
+        # an entry's lines are cut out when it is first used.
+        assert self._blocks is not None
+        text = path.read_text(encoding="utf-8")
+        headers = list(_HEADERS.finditer(text))
+        positions = [m.start() for m in headers]
+        blocks = []
+        for index, match in enumerate(headers):
+            end = positions[index + 1] if index + 1 < len(headers) else len(text)
+            block = _Block(path.name, text, match.end(), end, tuple(match.group(1).split()))
+            blocks.append(block)
+            self._blocks.setdefault(" ".join(block.words), block)
+        for aka in _AKA.finditer(text):
+            index = bisect.bisect_right(positions, aka.start()) - 1
+            if index < 0:
+                continue
+            words = list(blocks[index].words)
+            for alias in _strip_comment(aka.group(1)).split():
+                self._blocks.setdefault(" ".join(words[:-1] + [alias]), blocks[index])
+
+
+def parse_entry(filename: str, first_line: int, lines: list[str],
+                words: tuple[str, ...] = ()) -> Entry:
+    """An Entry from its block of lines; CatalogueError naming file and line."""
+    settings: dict[str, object] = {"flags": set()}
+    options: list[Option] = []
+    for offset, raw in enumerate(lines, 1):
+        where = f"{filename}:{first_line + offset}"
+        text = _strip_comment(raw)
+        if not text:
+            continue
+        try:
+            if text.startswith(("-", "+")) and not text.startswith("--- "):
+                options.append(parse_option(text))
+            else:
+                _setting(text, settings)
+        except ValueError as exc:
+            raise CatalogueError(f"{where}: {exc}") from None
+    return _build(settings, options, f"{filename}:{first_line}", words)
+
+
+def _strip_comment(line: str) -> str:
+    # '#' starts a comment outside quotes; option spellings never hold '#'.
+    out, quoted = [], False
+    for char in line:
+        if char == '"':
+            quoted = not quoted
+        if char == "#" and not quoted:
+            break
+        out.append(char)
+    return "".join(out).strip()
+
+
+def _setting(text: str, settings: dict[str, object]) -> None:
+    key, _, rest = text.partition(" ")
+    rest = rest.strip()
+    flags = settings["flags"]
+    assert isinstance(flags, set)
+    if key in _FLAGS and not rest:
+        flags.add(key)
+    elif key == "risk":
+        settings["risk"] = _risk(rest)
+    elif key == "aka":
+        pass  # read when the file is split
+    elif key == "options":
+        if rest not in ("gnu", "posix", "single", "none"):
+            raise ValueError(f"options is gnu, posix, single or none, not {rest!r}")
+        settings["style"] = rest
+    elif key == "global-options" and rest == "anywhere":
+        settings["anywhere"] = True
+    elif key == "default" and rest:
+        settings["default"] = rest
+    elif key == "stdin" and rest == "code":
+        settings["stdin"] = True
+    elif key == "operands":
+        settings["operands"] = tuple(_role(word) for word in rest.split())
+    elif key == "if-operands":
+        settings["if_operands"] = _if_operands(rest)
+    else:
+        raise ValueError(f"unknown setting {text!r}")
+
+
+def _risk(word: str) -> Risk:
+    if word not in _RISKS:
+        raise ValueError(f"risk is one of {', '.join(_RISKS)}, not {word!r}")
+    return _RISKS[word]
+
+
+def _role(word: str) -> Role:
+    name, quantity = (word[:-1], word[-1]) if word[-1:] in "*+?" else (word, "")
+    if name not in ROLES:
+        raise ValueError(f"operand role is one of {', '.join(sorted(ROLES))}, not {name!r}")
+    return Role(name, quantity)
+
+
+def _if_operands(rest: str) -> tuple[int, Risk, str, str | None]:
+    why = _quoted(rest)
+    words = rest.split('"', 1)[0].split()
+    except_glob = None
+    if len(words) == 4 and words[2] == "except":
+        except_glob = words[3]
+        words = words[:2]
+    if len(words) != 2 or not words[0].isdigit():
+        raise ValueError('write if-operands N RISK [except GLOB] ["why"]')
+    risk = Risk.UNKNOWN if words[1] in ("exec", "config") else _risk(words[1])
+    return int(words[0]), risk, why, except_glob
+
+
+def _quoted(text: str) -> str:
+    match = re.search(r'"([^"]*)"', text)
+    return match.group(1) if match else ""
+
+
+_SPELLING = re.compile(
+    r"^(?P<name>--?[^\s=\[]+|\+[^\s=\[]+)(?:(?P<opt>\[=[^\]]*\])|=(?P<meta>\S+))?$")
+
+
+def parse_option(text: str) -> Option:
+    """One option line: spellings, then effects, then an optional "why"."""
+    why = _quoted(text)
+    words = text.split('"', 1)[0].split()
+    spellings: list[str] = []
+    forms: list[tuple[int, bool]] = []
+    metavars: tuple[str, ...] = ()
+    risk: Risk | None = None
+    effects: set[Effect] = set()
+    for word in words:
+        match = _SPELLING.match(word) if word[:1] in "-+" else None
+        if match:
+            spellings.append(match.group("name"))
+            meta = match.group("meta") or ""
+            arity = (-1 if meta.endswith("...;") else len(meta.split(","))) if meta else 0
+            forms.append((arity, bool(match.group("opt"))))
+            metavars = metavars or tuple(meta.split(",")) if meta else metavars
+        elif word in _RISKS:
+            risk = _higher(risk, _RISKS[word])
+        elif word in {e.value for e in Effect}:
+            effects.add(Effect(word))
+        else:
+            raise ValueError(f"{word!r} is neither an option spelling nor an effect")
+    if not spellings:
+        raise ValueError("an option line needs at least one spelling")
+    if effects & {Effect.EXEC, Effect.CONFIG}:
+        risk = _higher(risk, Risk.UNKNOWN)
+    if effects & {Effect.WRITES, Effect.WRITES_OPERANDS}:
+        risk = _higher(risk, Risk.WRITE)
+    return Option(tuple(spellings), tuple(forms), risk, frozenset(effects), why, metavars)
+
+
+def _higher(a: Risk | None, b: Risk) -> Risk:
+    return b if a is None or b.rank > a.rank else a
+
+
+def _build(settings: dict[str, object], options: list[Option], origin: str,
+           words: tuple[str, ...]) -> Entry:
+    flags = settings["flags"]
+    assert isinstance(flags, set)
+    shorts: dict[str, Option] = {}
+    longs: dict[str, Option] = {}
+    style = str(settings.get("style", "gnu"))
+    for option in options:
+        for spelling in option.spellings:
+            single = style == "single" or spelling.startswith("--") or len(spelling) > 2
+            table = longs if single else shorts
+            key = spelling.lstrip("-+") if table is longs else spelling[1:]
+            if spelling.startswith("+"):
+                key = spelling
+            if key in table and table[key] is not option:
+                raise CatalogueError(f"{origin}: option {spelling} is listed twice")
+            table[key] = option
+    risk = settings.get("risk", Risk.UNKNOWN)
+    assert isinstance(risk, Risk)
+    operands = settings.get("operands", (Role("path", "*"),))
+    assert isinstance(operands, tuple)
+    if_operands = settings.get("if_operands")
+    default = settings.get("default")
+    return Entry(
+        words=words, origin=origin, risk=risk, style=style, flags=frozenset(flags),
+        global_options_anywhere=bool(settings.get("anywhere")),
+        default_sub=default if isinstance(default, str) else None,
+        if_operands=if_operands if isinstance(if_operands, tuple) else None,
+        stdin_code=bool(settings.get("stdin")), operands=operands, options=tuple(options),
+        shorts=shorts, longs=longs)

@@ -1,0 +1,31 @@
+"""`python -m saikish.catalogue [FILE.cat...]`: parse every entry and report what is wrong."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from saikish.catalogue import Catalogue, CatalogueError, parse_entry
+
+
+def main(argv: list[str]) -> int:
+    """Parse the named files (default: every file of the catalogue); 1 when one is broken."""
+    catalogue = Catalogue()
+    files = {Path(a).name for a in argv}
+    problems, count = [], 0
+    for name, block in catalogue.blocks().items():
+        if (files and block.filename not in files) or name != " ".join(block.words):
+            continue
+        try:
+            parse_entry(block.filename, block.line, block.lines, block.words)
+            count += 1
+        except CatalogueError as exc:
+            problems.append(str(exc))
+    for problem in problems:
+        print(problem)
+    print(f"{count} entries parse, {len(problems)} broken")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
