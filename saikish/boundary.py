@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Sequence
 
 OUTSIDE = "outside the workspace"
@@ -32,8 +33,12 @@ SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".passwor
                "gcloud", ".vault-token")
 # Files of other processes that expose secrets (matched on the whole resolved path).
 SECRET_PATHS = ("/proc/*/environ", "/proc/*/cmdline", "/proc/*/mem",
-                "/proc/*/task/*/environ")
+                "/proc/*/task/*/environ", "*/.config/gh/hosts.yml", ".config/gh/hosts.yml",
+                "*/.config/hub", "*/.docker/config.json", "*/.git-credentials")
 
+# Variable names that hold credentials by convention.
+_SECRET_VARIABLE = re.compile(r"KEY|SECRET|TOKEN|PASS|CREDENTIAL|AUTH|COOKIE|SESSION",
+                              re.IGNORECASE)
 # Commands that print the environment when they run nothing else.
 _ENV_PRINTERS = frozenset({"printenv", "env", "export", "set", "declare", "typeset"})
 
@@ -121,7 +126,10 @@ def environment_concern(argv: Sequence[str]) -> str | None:
         return None
     rest = list(argv[1:])
     if name == "printenv":
-        return ENVIRONMENT
+        # printenv NAME prints that one variable: only a secret-looking name is a concern.
+        names = [w for w in rest if not w.startswith("-")]
+        return ENVIRONMENT if not names or any(_SECRET_VARIABLE.search(n) for n in names) \
+            else None
     if name == "env":
         return None if _env_runs_command(rest) else ENVIRONMENT
     options = [w for w in rest if w.startswith("-")]

@@ -75,6 +75,8 @@ class Inner:
     script: Word | None = None
     # The script runs on another host (ssh HOST CMD).
     remote: bool = False
+    # words[start] names a Python module, not a command (python -m MODULE ARGS).
+    module: bool = False
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,10 @@ class Parse:
     end: int = 0
     # Where its subcommand words end (`git -C x push` -> 4); 0 without subcommands.
     sub_end: int = 0
+    # The directory its paths and what it runs are relative to (env -C DIR).
+    chdir: Word | None = None
+    # argv indexes of its operands, in order (for findings about one operand).
+    operand_indexes: tuple[int, ...] = ()
 
     @property
     def caveat(self) -> str | None:
@@ -111,10 +117,14 @@ class Parse:
         return any(f.hard for f in self.findings)
 
 
-def parse(words: Sequence[Word], catalogue: Catalogue) -> Parse:
-    """Parse `words` (argv, the command name first) with the command's catalogue entry."""
+def parse(words: Sequence[Word], catalogue: Catalogue, module_of: str | None = None) -> Parse:
+    """Parse `words` (argv, the command name first) with the command's catalogue entry.
+
+    With `module_of` ("python"), words[0] names a module run by `python -m`: its entry is
+    `[python -m NAME]`, and a module with none is unknown whatever command shares its name.
+    """
     name = os.path.basename(words[0].value)
-    entry = catalogue.get(name)
+    entry = catalogue.get(module_of, "-m", words[0].value) if module_of else catalogue.get(name)
     if entry is None:
         return Parse((name,), known=False, end=len(words))
     return _Parser(words, entry, catalogue).run()
@@ -138,6 +148,8 @@ class _State:
     pattern_given: bool = False
     # A listing or checking mode (unzip -l, git clean -n): nothing is written.
     lists: bool = False
+    # The directory it works in (env -C DIR, git -C DIR, make -C DIR).
+    chdir: Word | None = None
 
 
 class _Parser:
@@ -185,9 +197,10 @@ class _Parser:
         """A word built at run time where an option could stand."""
         w = self.words[i]
         if w.globbing and not w.dynamic and not w.ansi_c and not self.sub_pending and \
-                not self.entry.has("open") and not self.glob_may_name_option(w.value):
+                not self.entry.has("open") and not w.value.startswith("-") and \
+                not self.glob_may_name_option(w.value):
             return self.operand(i)  # *.py cannot expand to any option that matters
-        if self.sub_pending or self.entry.has("open") or any(t.raising for t in self.tables):
+        if self.sub_pending or self.entry.has("open") or any(t.changing for t in self.tables):
             self.hard(i, f"'{self.words[i].value}' is built at run time and could be any "
                          f"option of {' '.join(self.path)}")
             return None
@@ -212,7 +225,7 @@ class _Parser:
         flags_tail = bool(tail) and all(c in letters for c in tail)
         out: list[str] = []
         for table in self.tables:
-            for option in table.raising:
+            for option in table.changing:
                 for spelling in option.spellings:
                     arity, optional = option.form(spelling)
                     # A glob's match is a name in the current directory: as the value of
@@ -300,7 +313,9 @@ class _Parser:
         value = values[0] if values else None
         state.options.append((option.name, value.value if value else None))
         effects = option.effects
-        if option.risk is not None and option.risk is not Risk.READ_ONLY:
+        if option.risk is not None and (self.entry.raised_by(option) or any(
+                t.raised_by(option) for t in self.tables if option in t.options)):
+            # A rule must name it (docs/SPEC.md §4.7).
             why = option.why or f"{' '.join(self.path)} {option.name} is {_risk_name(option.risk)}"
             state.findings.append(Finding(option.risk, why, i))
         if not effects:
@@ -310,10 +325,15 @@ class _Parser:
             (state.writes if Effect.WRITES in effects else state.reads).extend(files)
         if Effect.GIVES_PATTERN in effects:
             state.pattern_given = True
+            state.has_code = True  # dc -e SCRIPT: the program is given, not read from stdin
         if Effect.LISTS in effects:
             state.lists = True
+        if Effect.CHDIR in effects and value is not None:
+            state.chdir = value
+        if Effect.READS_AT in effects and value is not None:
+            state.reads.extend(_at_files(value))
         if Effect.SETS in effects and value is not None:
-            state.variables.append(value.value if value.literal else "$dynamic")
+            self.variable(value.value if value.literal else "$dynamic")
         if Effect.WRITES_OPERANDS in effects:
             state.writes_operands = True
         if Effect.RUNS in effects and span is not None and span[1] > span[0]:
@@ -324,9 +344,10 @@ class _Parser:
             state.code_operand = True
         if effects & {Effect.EXEC, Effect.CODE_OPERAND} or Effect.RUNS_SCRIPT in effects:
             state.has_code = True
-        if Effect.RUNS_REST in effects and value is not None:
+        if effects & {Effect.RUNS_REST, Effect.RUNS_MODULE} and value is not None:
             start = span[0] if span else i
-            state.inner.append(Inner(start, len(self.words)))
+            state.inner.append(Inner(start, len(self.words),
+                                     module=Effect.RUNS_MODULE in effects))
             state.has_code = True
             self.end = start
             return None
@@ -345,6 +366,9 @@ class _Parser:
             self.code(w)
             return None
         role = self.streaming_role(len(self.state.operands), w)
+        if role in ("cmd", "script") and self.state.lists:
+            self.state.operands.append((i, w))  # command -v NAME, python --version
+            return i + 1
         if role == "cmd":
             self.state.inner.append(Inner(i, len(self.words), appends=self.entry.has("appends")))
             return None
@@ -479,6 +503,8 @@ class _Parser:
         if state.pattern_given and pattern and pattern[0].name == "text":
             pattern = pattern[1:]  # grep -e PATTERN FILE...: every operand is a file
         roles = assign_roles(pattern, len(state.operands))
+        if roles is None and state.lists:
+            roles = ["text"] * len(state.operands)
         if roles is None:
             state.findings.append(Finding(
                 Risk.UNKNOWN, f"{' '.join(self.path)} is given operands it does not take"))
@@ -505,12 +531,13 @@ class _Parser:
                 risk, why or f"{' '.join(self.path)} with operands is {_risk_name(risk)}", first))
         base = Risk.READ_ONLY if state.lists else entry.risk
         risk = Risk.highest([base] + [f.risk for f in state.findings])
-        stdin_code = entry.stdin_code and not state.has_code
+        stdin_code = entry.stdin_code and not state.has_code and not state.lists
         return Parse(
             self.path, True, risk, tuple(state.findings), tuple(state.options),
             tuple(w.value for _, w in state.operands), tuple(state.reads),
             tuple(state.writes), tuple(state.inner), tuple(state.variables), stdin_code,
-            entry.has("shell"), self.end, self.sub_end)
+            entry.has("shell"), self.end, self.sub_end, state.chdir,
+            tuple(i for i, _ in state.operands))
 
     def operand_role(self, w: Word, role: str) -> None:
         state = self.state
@@ -519,14 +546,38 @@ class _Parser:
         elif role == "write":
             state.writes.append(w)
         elif role == "var":
-            state.variables.append(w.value if w.literal else "$dynamic")
+            self.variable(w.value if w.literal else "$dynamic")
         elif role == "assign":
             name = w.value.split("=", 1)[0] if "=" in w.value else w.value
-            state.variables.append(name if w.literal or "=" in w.value else "$dynamic")
+            self.variable(name if w.literal or "=" in w.value else "$dynamic")
+
+    def variable(self, name: str) -> None:
+        """A variable the command sets; a subscript in its name is code bash evaluates."""
+        self.state.variables.append(name)
+        if "[" in name:
+            self.state.findings.append(Finding(
+                Risk.UNKNOWN, f"{self.path[0]} sets {name}: bash evaluates the subscript as "
+                              f"code", hard=True))
 
 
 # Operands spelled KEY=VALUE whose value is a file (dd of=FILE writes, if=FILE reads).
 _KEY_OPERANDS = {("dd", "of"): "write", ("dd", "if"): "path"}
+
+
+def _at_files(value: Word) -> list[Word]:
+    """Files an `@FILE` value reads (curl -d @f, -F x=@f, -F x=<f, -H @f)."""
+    text = value.value
+    if text.startswith("@"):
+        name = text[1:]
+    elif "=@" in text or "=<" in text:
+        name = text.split("=@", 1)[-1] if "=@" in text else text.split("=<", 1)[-1]
+        name = name.split(";", 1)[0]
+    elif "@" in text and "=" not in text.split("@", 1)[0]:
+        name = text.split("@", 1)[1]  # --data-urlencode NAME@FILE
+    else:
+        return []
+    return [Word(name, value.dynamic, value.globbing, value.ansi_c)] if name not in ("", "-") \
+        else []
 
 
 def _writes_in_place(option: Option) -> bool:

@@ -29,6 +29,7 @@ HIJACK_PREFIXES = (
     "MAVEN_", "GRADLE_", "CARGO_", "RUSTC", "RUSTUP_", "GO", "CGO_", "DOCKER_", "KUBE",
     "HELM_", "SSH_", "GNUPG", "GPG_", "XDG_", "LUA_", "PHP_", "COMPOSER_", "R_", "JULIA_",
     "CLASSPATH", "DOTNET_", "NUGET_", "ANSIBLE_", "TF_", "AWS_CONFIG", "CLOUDSDK_",
+    "RSYNC_", "SVN_", "HG", "CVS_RSH", "P4",
 )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from saikish import boundary
 from saikish.boundary import read_concern
 from saikish.grammar import Parse, Word, parse
-from saikish.risk import Classification, auto_approves, classify, write_risk
+from saikish.risk import Classification, auto_approves, classify, implied_options, write_risk
 from saikish.rules import _GLOBBY, Rule, bash_rule_for, parse_rule, word_match
 from saikish.shell import CATALOGUE, SimpleCommand, Target, analyse
 from saikish.tools.base import Tool, validate
@@ -263,7 +263,7 @@ def _matches_meaning(rule: Rule, command: SimpleCommand) -> bool:
 def _meaning_covers(wanted: Parse, have: Parse, prefix: bool) -> bool:
     if wanted.path != have.path:
         return False
-    options = {name for name, _ in have.options}
+    options = {name for name, _ in have.options} | implied_options(have)
     for name, value in wanted.options:
         if name not in options:
             return False
@@ -294,12 +294,16 @@ def _deny_unsure(found: Sequence[tuple[SimpleCommand, Classification]],
                  ctx: Context) -> str | None:
     """A deny rule that could match a command whose words are not all understood."""
     for cmd, kind in found:
+        if cmd.dynamic_name and any(r.is_bash for r in ctx.rules.deny):
+            return (f"'{' '.join(cmd.argv)}' names its command only at run time, and any "
+                    f"deny rule could match it")
         if not (kind.hard or kind.named or cmd.parse is None or not cmd.parse.known):
             continue
         for rule in ctx.rules.deny:
             if rule.is_bash and rule.words and os.path.basename(rule.words[0]) in (
                     cmd.basename, os.path.basename(cmd.name)):
-                return (f"'{' '.join(cmd.argv)}' is not fully understood ({kind.caveat or 'unknown'}) "
+                unsure = kind.caveat or "unknown"
+                return (f"'{' '.join(cmd.argv)}' is not fully understood ({unsure}) "
                         f"and deny rule {rule} could match it")
     return None
 
@@ -369,7 +373,7 @@ def _read_concern(target: Target, ctx: Context) -> str | None:
                if name.startswith(".") or not secret.startswith(".")):
             return "may match files that hold secrets"
         if _GLOBBY.search(directory):
-            return "its directory is only known at run time"
+            return "is in a directory only known at run time"
         return read_concern(directory or ".", ctx.workspace)
     return read_concern(target.path, ctx.workspace)
 
@@ -383,7 +387,8 @@ def _permit_read(target: Target, ctx: Context) -> CommandCheck:
             if rule.matches_tool(READ_TOOL, {"path": target.path}, ctx.workspace) and \
                     _lifts(rule, READ_TOOL, concern):
                 return CommandCheck(shown, Risk.READ_ONLY, rule.text, is_redirect=True)
-    return CommandCheck(shown, Risk.READ_ONLY, None, f"reads {target.path}, which {concern}"
+    said = f"is {concern}" if concern == boundary.OUTSIDE else concern
+    return CommandCheck(shown, Risk.READ_ONLY, None, f"reads {target.path}, which {said}"
                         if target.known else f"reads {target.path}: {concern}", True,
                         autonomy_may=False)
 

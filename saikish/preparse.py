@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 PLACEHOLDER = "SAIKISH_HEREDOC_"
 _HEREDOC_OP = re.compile(r"<<(-?)[ \t]*")
 _DELIMITER = re.compile(r"""(?:[^\s;&|<>()'"\\]|\\.|'[^']*'|"[^"]*")+""")
+_ARRAY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*\+?=)\(")
 _COMMAND_KEYWORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!"})
 
 
@@ -37,7 +38,7 @@ class Preparsed:
 def preparse(text: str, first: int = 0) -> Preparsed:
     """`text` rewritten for bashlex; never raises. Placeholders are numbered from `first`."""
     if "<<" not in text and "((" not in text and "[[" not in text and "time" not in text \
-            and "case" not in text:
+            and "case" not in text and "=(" not in text:
         return Preparsed(text)  # the common case: nothing to rewrite
     heredocs: dict[str, tuple[str, bool]] = {}
     text = _cut_heredocs(text, heredocs, first)
@@ -210,11 +211,29 @@ class _Rewriter:
         self.at_command = False
 
     def word(self) -> None:
+        array = _ARRAY.match(self.text, self.i)
+        if array:
+            self.array_literal(array)
+            return
         match = re.match(r"[^\s;&|(){}'\"\\]+", self.text[self.i:])
         piece = match.group(0) if match else self.text[self.i]
         self.emit(piece)
         if piece not in _COMMAND_KEYWORDS:
             self.at_command = "=" in piece and self.at_command and not piece.startswith("=")
+
+    def array_literal(self, head: re.Match[str]) -> None:
+        """`a=(x y "$z")` -> `a=SAIKISH_ARRAY`; its words are checked for code first."""
+        end = _scan_to(self.text, head.end(), (")",))
+        if end < 0:
+            self.emit(self.text[self.i:])  # unbalanced: bashlex will fail, and we ask
+            return
+        items = self.text[head.end():end]
+        if "$(" in items or "`" in items or "<(" in items or ">(" in items or \
+                "[" in items and "$" in items:
+            self.opaque.append("an array whose elements run commands")
+        self.out.append(head.group(1) + "SAIKISH_ARRAY")
+        self.i = end + 1
+        self.at_command = False
 
     def arithmetic(self, start: int, replacement: str) -> None:
         """`$(( expr ))` / `(( expr ))`: a run-time value / a no-op, unless expr runs code."""
@@ -270,6 +289,10 @@ class _Rewriter:
         if j >= len(text):
             self.emit(text[self.i:])  # no closing ]]: bashlex will fail, and we ask
             return
+        body = text[self.i + 2:j]
+        if "[" in body and re.search(r"(^|\s)-(eq|ne|lt|le|gt|ge|v)(\s|$)", body):
+            # [[ ]] evaluates these operands as arithmetic: a subscript there is code.
+            self.opaque.append("an array subscript that [[ ]] evaluates as code")
         self.out.append("".join(pieces))
         self.i = j + 2
         self.at_command = False

@@ -1,4 +1,4 @@
-"""A simple command -> its Risk, and what a rule must name to cover it (docs/SPEC.md §4.2-4.3, §4.7).
+"""A simple command -> its Risk, and what a rule must name to cover it (docs/SPEC.md §4.7).
 
 The catalogue grammar did the reading (saikish/grammar.py); this module adds what the
 words alone do not say: escalation, hijacking variables, names only known at run time,
@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from saikish.boundary import is_secret
 from saikish.grammar import Finding, Parse
 from saikish.rules import workspace_relative
 from saikish.shell import ESCALATORS, SimpleCommand
@@ -101,7 +102,8 @@ def _stdin(command: SimpleCommand, found: Parse) -> list[Finding]:
         return [Finding(U, f"{name} runs code from a here-document", hard=True)]
     if command.stdin == "file":
         return [Finding(B, f"{name} runs a script file")]
-    return [Finding(U, f"{name} with no script reads code from the terminal")]
+    # No script: the code comes from wherever stdin is, which no preview shows.
+    return [Finding(U, f"{name} with no script runs code from its input", hard=True)]
 
 
 # -- mini-languages whose scripts are arguments -------------------------------------
@@ -213,9 +215,38 @@ def _dc(found: Parse) -> list[Finding]:
 
 def _git_push(found: Parse) -> list[Finding]:
     # '+main' forces, ':main' deletes the remote branch: both rewrite what others have.
-    for ref in found.operands[1:]:
+    for ref, index in zip(found.operands[1:], found.operand_indexes[1:], strict=False):
         if ref.startswith("+") or ref.startswith(":") or ":+" in ref:
-            return [Finding(D, f"git push {ref} forces or deletes a remote branch", None)]
+            return [Finding(D, f"git push {ref} forces or deletes a remote branch", index)]
+    return []
+
+
+def implied_options(found: Parse) -> set[str]:
+    """Options a command's operands spell another way: `git push origin +main` is --force."""
+    if found.path[:2] != ("git", "push"):
+        return set()
+    refs = found.operands[1:]
+    implied = set()
+    if any(r.startswith("+") or ":+" in r for r in refs):
+        implied.add("--force")
+    if any(r.startswith(":") for r in refs):
+        implied |= {"--delete", "--force"}  # deleting a remote branch is forcing it away
+    return implied
+
+
+def _git_object(found: Parse) -> list[Finding]:
+    # `git show HEAD:.env` prints a file from history: a secret is one wherever it lives.
+    for word, index in zip(found.operands, found.operand_indexes, strict=False):
+        path = word.split(":", 1)[1] if ":" in word else ""
+        if path and is_secret(path):
+            return [Finding(R, f"git prints {path} from history, which may hold secrets",
+                            index, hard=True)]
+    return []
+
+
+def _let(found: Parse) -> list[Finding]:
+    if any("[" in w for w in found.operands):
+        return [Finding(U, "let evaluates an array subscript, which can run code", hard=True)]
     return []
 
 
@@ -231,5 +262,6 @@ def _test(found: Parse) -> list[Finding]:
 _SEMANTIC: dict[tuple[str, ...], Callable[[Parse], list[Finding]]] = {
     ("sed",): _sed, ("gsed",): _sed, ("awk",): _awk, ("gawk",): _awk, ("mawk",): _awk,
     ("nawk",): _awk, ("dc",): _dc, ("git", "push"): _git_push, ("test",): _test,
-    ("[",): _test,
+    ("[",): _test, ("git", "show"): _git_object, ("git", "cat-file"): _git_object,
+    ("let",): _let,
 }

@@ -65,7 +65,8 @@ class Rule:
             return not named
         if not _words_match(self.words, self.prefix, self.colon_word, tuple(argv)):
             return False
-        return all(self.names(index, argv[index]) for index in named)
+        # A raising word the rule cannot see (beyond argv) is never covered.
+        return all(index < len(argv) and self.names(index, argv[index]) for index in named)
 
     def names(self, index: int, word: str) -> bool:
         """True when the rule's word at `index` spells out `word`'s option literally."""

@@ -214,7 +214,11 @@ class _Cwd:
             return Target(value, glob=glob)
         if self.path is None:
             return Target(value, known=False)
-        return Target(posixpath.normpath(posixpath.join(self.path, value)), glob=glob)
+        joined = value if self.path == "." else posixpath.join(self.path, value)
+        # '..' is left for the policy to resolve after symlinks: conf/../x is not ./x
+        # when conf links elsewhere.
+        return Target(joined if ".." in value.split("/") else posixpath.normpath(joined),
+                      glob=glob)
 
 
 _HOME = re.compile(r"\$HOME|\$\{HOME\}")
@@ -347,6 +351,7 @@ class _Walker:
     def children(self, node: Any, src: str, depth: int, via: tuple[str, ...],
                  stdin: str | None, remote: bool) -> None:
         writes: list[Target] = []
+        reads: list[Target] = []
         for part in _children(node):
             if part.kind in ("operator", "reservedword", "pipe"):
                 continue
@@ -356,10 +361,14 @@ class _Walker:
                 target = self.redirect_target(part, src, depth, via, remote)
                 if target is not None:
                     writes.append(target)
+                read = self.read_target(part, src)
+                if read is not None:
+                    reads.append(read)
             else:
                 self.node(part, src, depth, via, stdin, remote)
-        if writes:  # `{ ...; } >> ~/.bashrc`: a write of its own (§4.7)
-            self.commands.append(SimpleCommand((":",), tuple(writes), via=via, remote=remote))
+        if writes or reads:  # `{ ...; } >> ~/.bashrc`, `done < f`: of their own (§4.7)
+            self.commands.append(SimpleCommand((":",), tuple(writes), via=via,
+                                               reads=tuple(reads), remote=remote))
 
     def loop_variable(self, node: Any, src: str) -> None:
         """`for f in WORDS`: f's place is known when every word is a plain relative path."""
@@ -390,6 +399,14 @@ class _Walker:
                 if part.kind not in ("word", "reservedword"):
                     self.node(part, src, depth, via + (f"{name}()",), None, remote)
 
+    def directory(self, chdir: Word | None) -> _Restore:
+        """A block run in another directory (env -C DIR, git -C DIR), then back."""
+        restore = _Restore(self)
+        if chdir is not None:
+            target = self.cwd.resolve(chdir)
+            self.cwd.path = target.path if target.known and not target.glob else None
+        return restore
+
     def subshell(self) -> _Restore:
         """A block after which the working directory is what it was before."""
         return _Restore(self)
@@ -400,12 +417,17 @@ class _Walker:
                 stdin: str | None, remote: bool) -> None:
         words: list[Word] = []
         writes: list[Target] = []
+        redirect_reads: list[Target] = []
         hijack = None
         feeds: list[tuple[str, Word]] = []
         for part in node.parts:
             if part.kind == "assignment":
                 self.nested(part, src, depth, via, remote)
-                name = part.word.split("=", 1)[0].split("[", 1)[0].rstrip("+")
+                target = part.word.split("=", 1)[0]
+                if "[" in target and any(c in target for c in "$`'\""):
+                    # bash evaluates an array subscript as arithmetic: a[$(cmd)], a['$x']
+                    self.opaque.append("an array subscript that bash evaluates as code")
+                name = target.split("[", 1)[0].rstrip("+")
                 if is_hijack_var(name):
                     hijack = name
             elif part.kind == "word":
@@ -418,6 +440,9 @@ class _Walker:
                 target = self.redirect_target(part, src, depth, via, remote)
                 if target is not None:
                     writes.append(target)
+                read = self.read_target(part, src)
+                if read is not None:
+                    redirect_reads.append(read)
             else:
                 self.opaque.append(f"it uses a shell construct saikish cannot read ({part.kind})")
         if feeds:
@@ -427,52 +452,59 @@ class _Walker:
                 self.hijack = hijack
                 self.commands.append(SimpleCommand((f"{hijack}=...",), tuple(writes), hijack,
                                                    via=via, remote=remote))
-            elif writes:
+            elif writes or redirect_reads:  # `> f`, `$(< f)`
                 self.commands.append(SimpleCommand((":",), tuple(writes), via=via,
+                                                   reads=tuple(redirect_reads),
                                                    remote=remote))
             return
         self.heredoc_write(words, writes, feeds)
         self.simple(words, tuple(writes), hijack or self.hijack, depth, via, stdin, remote,
-                    feeds=feeds)
+                    feeds=feeds, redirect_reads=tuple(redirect_reads))
 
     def simple(self, words: list[Word], writes: tuple[Target, ...], hijack: str | None,
                depth: int, via: tuple[str, ...], stdin: str | None, remote: bool,
                open_ended: bool = False, outer: tuple[str, ...] = (), offset: int = 0,
                feeds: list[tuple[str, Word]] | None = None,
-               found_under: Word | None = None) -> None:
+               found_under: Word | None = None,
+               redirect_reads: tuple[Target, ...] = (), module_of: str | None = None) -> None:
         """Record one simple command, looking through what it runs."""
         head = words[0]
         argv = tuple(w.value for w in words)
         outer = outer or argv
+        if any(w.ansi_c for w in words):
+            self.opaque.append("$'...' quoting is not decoded")
         if not head.literal:
             self.commands.append(SimpleCommand(argv, writes, hijack, True, open_ended, via,
-                                               stdin, outer=outer, offset=offset,
-                                               remote=remote))
+                                               stdin, reads=redirect_reads, outer=outer,
+                                               offset=offset, remote=remote))
             return
-        found = parse([self.cwd.loop_word(w) for w in words], CATALOGUE)
+        found = parse([self.cwd.loop_word(w) for w in words], CATALOGUE, module_of)
         variables = [v for v in found.variables if v == "$dynamic" or is_hijack_var(v)]
         if variables:
             self.hijack = hijack = variables[0] if variables[0] != "$dynamic" else \
                 "a variable named at run time"
-        reads = tuple(self.cwd.resolve(_name_found(w, found_under)) for w in found.reads)
-        own_writes = writes + tuple(self.cwd.resolve(_name_found(w, found_under))
-                                    for w in found.writes)
-        runs = [i for i in found.inner if i.script is None and i.end > i.start]
-        own = runs or any(i.remote for i in found.inner)
-        command = SimpleCommand(
-            argv[:found.end] if own else argv, own_writes, hijack, False, open_ended, via,
-            stdin, bool(runs), found, reads, outer=outer, offset=offset, remote=remote)
-        self.commands.append(command)
+        with self.directory(found.chdir):
+            reads = redirect_reads + tuple(self.cwd.resolve(_name_found(w, found_under))
+                                           for w in found.reads)
+            own_writes = writes + tuple(self.cwd.resolve(_name_found(w, found_under))
+                                        for w in found.writes)
+            runs = [i for i in found.inner if i.script is None and i.end > i.start]
+            own = runs or any(i.remote for i in found.inner)
+            command = SimpleCommand(
+                argv[:found.end] if own else argv, own_writes, hijack, False, open_ended, via,
+                stdin, bool(runs), found, reads, outer=outer, offset=offset, remote=remote)
+            self.commands.append(command)
+            name = found.path[0]
+            for inner in found.inner:
+                if inner.script is not None:
+                    self.script(inner.script, depth + 1, via + (name,), remote or inner.remote)
+                elif inner.end > inner.start:
+                    names = _found_names(found) if inner.appends and name == "find" else None
+                    self.simple(words[inner.start:inner.end], (), hijack, depth + 1,
+                                via + (name,), stdin, remote, open_ended or inner.appends,
+                                outer, offset + inner.start, found_under=names,
+                                module_of=name if inner.module else None)
         self.change_directory(found, words)
-        name = found.path[0]
-        for inner in found.inner:
-            if inner.script is not None:
-                self.script(inner.script, depth + 1, via + (name,), remote or inner.remote)
-            elif inner.end > inner.start:
-                names = _found_names(found) if inner.appends and name == "find" else None
-                self.simple(words[inner.start:inner.end], (), hijack, depth + 1,
-                            via + (name,), stdin, remote, open_ended or inner.appends, outer,
-                            offset + inner.start, found_under=names)
         if found.stdin_code:
             self.stdin_code(found, feeds or [], depth, via, remote)
 
@@ -539,6 +571,13 @@ class _Walker:
             return "file", unquote(src[node.output.pos[0]:node.output.pos[1]])
         return None
 
+    def read_target(self, node: Any, src: str) -> Target | None:
+        """The file an input redirection (`< f`, `3< f`, `<> f`) reads, or None."""
+        output = node.output
+        if node.type not in ("<", "<>") or not hasattr(output, "pos"):
+            return None
+        return self.cwd.resolve(unquote(src[output.pos[0]:output.pos[1]]))
+
     def redirect_target(self, node: Any, src: str, depth: int, via: tuple[str, ...],
                         remote: bool) -> Target | None:
         """The file an output redirection writes, or None."""
@@ -585,7 +624,8 @@ _PLAIN_TEXT = re.compile(r"""[^$`\\<>(){}#!\n~\x00-\x08\x0b-\x1f]*""")
 _PLAIN_TOKEN = re.compile(
     r"""\s*(?:(?P<op>\|\||&&|[|;])|(?P<word>(?:'[^']*'|"[^"]*"|[^\s'"|;&])+)|(?P<bad>\S))""")
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do",
-                       "done", "case", "esac", "function", "select", "time", "coproc", "in"})
+                       "done", "case", "esac", "function", "select", "time", "coproc", "in",
+                       "[[", "]]", "!", "{", "}"})
 
 
 def _plain_segments(text: str) -> list[tuple[list[str], str]] | None:

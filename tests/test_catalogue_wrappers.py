@@ -48,9 +48,8 @@ WRAPPER_RULES = ["Bash(env *)", "Bash(timeout *)", "Bash(nice *)", "Bash(xargs *
                  "Bash(nohup *)", "Bash(stdbuf *)", "Bash(setsid *)", "Bash(time *)"]
 EVERY_WRAPPER_EACH = 20
 # Known holes: (entry, option) -> what goes wrong today (xfail strict until fixed).
-CRASH = ("HOLE: decide() raises IndexError in Rule.matches_argv: the option's named index "
-         "lies beyond the argv that a runs/runs-rest option cut off")
-KNOWN = {("fd", "--exec"): CRASH, ("fd", "--exec-batch"): CRASH, ("iostat", "-e"): CRASH}
+# Rows the engine got wrong, as (entry, option) -> "HOLE: why"; none are open today.
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ split into entries once; an entry is parsed the first time a command needs it, s
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import enum
 import functools
 import re
@@ -50,6 +51,9 @@ class Effect(enum.Enum):
     SETS = "sets"
     GIVES_PATTERN = "gives-pattern"
     LISTS = "lists"
+    CHDIR = "chdir"
+    RUNS_MODULE = "runs-module"
+    READS_AT = "reads-at"
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,7 @@ class Option:
     def raises(self) -> bool:
         """True when using this option changes what the command does beyond its base."""
         harmless = {Effect.READS, Effect.ENDS_OPTIONS, Effect.SETS, Effect.GIVES_PATTERN,
-                    Effect.LISTS}
+                    Effect.LISTS, Effect.CHDIR, Effect.READS_AT}
         return self.risk is not None or bool(self.effects - harmless)
 
 
@@ -115,6 +119,8 @@ class Entry:
     stdin_code: bool = False
     operands: tuple[Role, ...] = (Role("path", "*"),)
     options: tuple[Option, ...] = ()
+    # Another entry whose grammar this one is (`[python -m pytest]` is like `[pytest]`).
+    like: str | None = None
     shorts: dict[str, Option] = field(default_factory=dict, compare=False)
     longs: dict[str, Option] = field(default_factory=dict, compare=False)
 
@@ -123,9 +129,23 @@ class Entry:
         return flag in self.flags
 
     @functools.cached_property
-    def raising(self) -> tuple[Option, ...]:
-        """The options that change what the command does."""
+    def changing(self) -> tuple[Option, ...]:
+        """The options that change what the command does in any way (effects or risk)."""
         return tuple(o for o in self.options if o.raises)
+
+    @functools.cached_property
+    def raising(self) -> tuple[Option, ...]:
+        """The options a rule must name: they add a kind of effect, destroy, or run code."""
+        return tuple(o for o in self.options if self.raised_by(o))
+
+    def raised_by(self, option: Option) -> bool:
+        """True when `option` adds a kind of effect this command does not have on its own
+        (curl -o writes), destroys, or runs a program (docs/SPEC.md §4.7); an option of the
+        command's own kind (tar -x for tar) is no raise."""
+        risk = option.risk
+        return risk is not None and risk is not Risk.READ_ONLY and (
+            risk is not self.risk or risk.rank >= Risk.DESTRUCTIVE.rank
+            or bool(option.effects & {Effect.EXEC, Effect.CONFIG}))
 
 
 @dataclass(frozen=True)
@@ -170,6 +190,10 @@ class Catalogue:
                 entry = parse_entry(block.filename, block.line, block.lines, block.words)
             except CatalogueError as exc:  # a broken entry: the command is simply unknown
                 self.errors.append(str(exc))
+            if entry is not None and entry.like:
+                self._entries[key] = None  # a loop of `like`s ends unknown, not recursing
+                target = self.get(*entry.like.split())
+                entry = dataclasses.replace(target, words=entry.words) if target else None
         self._entries[key] = entry
         return entry
 
@@ -258,6 +282,8 @@ def _setting(text: str, settings: dict[str, object]) -> None:
         settings["anywhere"] = True
     elif key == "default" and rest:
         settings["default"] = rest
+    elif key == "like" and rest:
+        settings["like"] = rest
     elif key == "stdin" and rest == "code":
         settings["stdin"] = True
     elif key == "operands":
@@ -362,10 +388,12 @@ def _build(settings: dict[str, object], options: list[Option], origin: str,
     assert isinstance(operands, tuple)
     if_operands = settings.get("if_operands")
     default = settings.get("default")
+    like = settings.get("like")
     return Entry(
         words=words, origin=origin, risk=risk, style=style, flags=frozenset(flags),
         global_options_anywhere=bool(settings.get("anywhere")),
         default_sub=default if isinstance(default, str) else None,
         if_operands=if_operands if isinstance(if_operands, tuple) else None,
         stdin_code=bool(settings.get("stdin")), operands=operands, options=tuple(options),
+        like=like if isinstance(like, str) else None,
         shorts=shorts, longs=longs)
