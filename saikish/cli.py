@@ -91,8 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--auto-deny", action="store_true",
                       help="reject every call that would ask; read-only calls still run")
     parser.add_argument("--autonomy", choices=AUTONOMY_LEVELS)
-    parser.add_argument("--timeout", type=float, metavar="SECONDS",
-                        help="approval timeout (0 = wait forever)")
+    parser.add_argument("--timeout", metavar="SECONDS",
+                        help="approval timeout in seconds (0 = wait forever)")
     parser.add_argument("--output-format", choices=("text", "json"), default="text")
     parser.add_argument("--version", action="version", version=f"saikish {__version__}")
     return parser
@@ -118,6 +118,7 @@ def run(args: argparse.Namespace, io: Streams) -> int:
     from saikish.config import find_config, load_config
     from saikish.models import parse_spec
 
+    args.timeout = timeout_seconds(args.timeout)
     config = load_config(find_config(args.config, Path.cwd()))
     spec = parse_spec(args.model, config)
     workspace = Path.cwd()
@@ -165,6 +166,24 @@ def make_session(args: argparse.Namespace, config: Config, workspace: str) -> Se
     return session
 
 
+def timeout_seconds(text: str | None) -> float | None:
+    """`--timeout`'s value as seconds >= 0; anything else is a usage error (exit 2)."""
+    import math
+
+    from saikish.errors import UsageError
+
+    if text is None:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds < 0:
+        raise UsageError(f"--timeout {text!r}: give the seconds to wait for an answer, "
+                         f"a number >= 0 (0 waits forever)")
+    return seconds
+
+
 def _timeout_s(args: argparse.Namespace, config: Config) -> float | None:
     seconds = args.timeout if args.timeout is not None else config.confirmation.timeout_ms / 1000
     return seconds or None
@@ -187,8 +206,8 @@ def build_agent(config: Config, spec: ModelSpec, session: Session, io: Streams,
         approver = TerminalApprover(console, timeout_s)
     run_context = RunContext(session.workspace, config.tools.output_limit,
                              config.tools.bash_timeout)
-    executor = Executor(session, tools, approver, ConsoleReporter(console, show_results),
-                        run_context)
+    executor = Executor(session, tools, approver,
+                        ConsoleReporter(console, show_results, session.workspace), run_context)
     return Agent(load_model(spec, config), executor, list(tools.values()),
                  config.system_prompt, config.llm.max_iterations)
 
@@ -196,13 +215,13 @@ def build_agent(config: Config, spec: ModelSpec, session: Session, io: Streams,
 def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session: Session,
              io: Streams) -> int:
     """`-p PROMPT`: run to completion, print the answer (or JSON), return the exit code."""
-    from rich.console import Console
+    from saikish.ui.render import stream_console
 
     prompt = io.stdin.read() if args.prompt == "-" else args.prompt
     if not prompt.strip():
         print("saikish: the prompt is empty", file=io.stderr)
         return EXIT_USAGE
-    console = Console(file=io.stderr, stderr=True, highlight=False)
+    console = stream_console(io.stderr)
     agent = build_agent(config, spec, session, io, _timeout_s(args, config), console=console)
     result = agent.send(prompt, lambda piece: None)
     if args.output_format == "json":

@@ -141,14 +141,14 @@ def _print_check(call: ToolCall, assessment: Assessment, io: Streams) -> None:
     from rich.text import Text
 
     from saikish.ui.inert import inert
-    from saikish.ui.preview import command_table, risk_label
+    from saikish.ui.preview import CommandTable, risk_label
 
     console = Console(file=io.stdout, highlight=False)
     data = check_json(assessment)
     console.print(Text.assemble((data["decision"].upper(), "bold"), "  ",
                                 risk_label(assessment.risk), "  ", inert(assessment.reason)))
     if assessment.commands:
-        console.print(command_table(assessment.commands))
+        console.print(CommandTable(assessment.commands))
     if assessment.proposed_rules:
         console.print(Text("always would add: " + inert(", ".join(assessment.proposed_rules)),
                            style="dim"))
