@@ -60,8 +60,9 @@ class AuditLog:
     """Appends decisions to `<state dir>/audit.jsonl`, rotating it past `max_bytes`."""
 
     def __init__(self, path: Path, session_id: str, *, max_bytes: int = MAX_BYTES,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, workspace: str | None = None) -> None:
         self.path, self.session_id, self.max_bytes, self.clock = path, session_id, max_bytes, clock
+        self.workspace = workspace
 
     def record(self, call: ToolCall, decision: Decision, assessment: Assessment | None,
                *, edited: bool = False) -> None:
@@ -69,6 +70,7 @@ class AuditLog:
         entry = {
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock())),
             "session": self.session_id,
+            **({"workspace": self.workspace} if self.workspace else {}),
             "tool": call.name,
             "arguments": redact(call.wire_arguments),
             "risk": assessment.risk.name if assessment else None,

@@ -162,8 +162,17 @@ def make_session(args: argparse.Namespace, config: Config, workspace: str) -> Se
     session = Session(config, workspace, mode, autonomy,
                       allowlist=Allowlist(paths.allowlist_path()),
                       persist_always=config.confirmation.storage == "storage")
-    session.audit = AuditLog(paths.state_dir() / "audit.jsonl", session.id)
+    session.audit = AuditLog(paths.state_dir() / "audit.jsonl", session.id, workspace=workspace)
     return session
+
+
+def rule_warnings(session: Session) -> list[str]:
+    """Rules in force that name no tool (Claude Code's Edit, Read): they match nothing."""
+    from saikish.rule_hints import unknown_tool_warnings
+    from saikish.tools import builtin_tools
+
+    rules = session.rules()
+    return unknown_tool_warnings(rules.allow + rules.deny, builtin_tools())
 
 
 def timeout_seconds(text: str | None) -> float | None:
@@ -222,6 +231,8 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
         print("saikish: the prompt is empty", file=io.stderr)
         return EXIT_USAGE
     console = stream_console(io.stderr)
+    for line in rule_warnings(session):
+        print(f"saikish: warning: {line}", file=io.stderr)
     agent = build_agent(config, spec, session, io, _timeout_s(args, config), console=console)
     result = agent.send(prompt, lambda piece: None)
     if args.output_format == "json":

@@ -201,7 +201,7 @@ def _verdict(choice: Choice, decision: Decision) -> str:
         Choice.EDIT: "edited by you · shown again",
         Choice.NO: "rejected by you" + (f": {decision.feedback}" if decision.feedback else ""),
         Choice.STOP: "stopped by you · the rest of the batch is skipped",
-        Choice.TIMEOUT: "no answer in time · the batch is stopped",
+        Choice.TIMEOUT: "timed out: nobody answered · the batch is stopped",
     }
     if choice in (Choice.ALWAYS_SESSION, Choice.ALWAYS_REMEMBER) and not decision.remember:
         return "approved by you, once (no rule given)"

@@ -15,6 +15,7 @@ from saikish.ui.inert import inert
 from saikish.ui.record import DecisionRecord
 
 RESULT_LINES = 6
+LOG_WIDTH = 1000
 # The executor tells the model how the person edited a call; the person knows already.
 EDIT_NOTE = "[The person edited this call before it ran."
 
@@ -67,8 +68,14 @@ def _without_edit_note(content: str) -> tuple[str, bool]:
 
 def stream_console(file: TextIO) -> Console:
     """A Console for `file`; off a terminal it never hard-wraps (logs keep whole lines)."""
-    terminal = bool(getattr(file, "isatty", lambda: False)())
-    return Console(file=file, highlight=False, soft_wrap=not terminal)
+    try:
+        terminal = bool(file.isatty())
+    except (AttributeError, ValueError):
+        terminal = False
+    if terminal:
+        return Console(file=file, highlight=False)
+    # Tables size to their content, not to this width; text is never wrapped at all.
+    return Console(file=file, highlight=False, soft_wrap=True, width=LOG_WIDTH)
 
 
 class MarkdownStream:

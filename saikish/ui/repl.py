@@ -106,6 +106,10 @@ class Repl:
         for error in self.session.allowlist_errors():
             error_line(self.console, f"{error} (using the rules that could be read; "
                                      f"'always' choices stay in this session until it is fixed)")
+        from saikish.cli import rule_warnings
+
+        for warning in rule_warnings(self.session):
+            self.say(f"warning: {warning}", "yellow")
         self.say("/help for commands · Ctrl-D to exit")
 
     def _prompt_session(self) -> PromptSession[str]:
