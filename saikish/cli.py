@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from saikish import __version__
@@ -24,13 +23,12 @@ SUBCOMMANDS = ("check", "allowlist", "audit")
 AUTONOMY_LEVELS = ("full-auto", "supervised", "cautious", "manual")
 
 
-@dataclass
 class Streams:
     """The terminal saikish talks to; injected so tests can drive main() directly."""
 
-    stdin: TextIO
-    stdout: TextIO
-    stderr: TextIO
+    # A plain class, not a dataclass: importing dataclasses costs --version a third.
+    def __init__(self, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> None:
+        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
 
     def interactive(self) -> bool:
         """True when a person can be asked: stdin and stdout are terminals."""

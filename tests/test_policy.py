@@ -24,7 +24,7 @@ WORKSPACE = "/srv/project"
 
 
 def context(autonomy: Autonomy = Autonomy.CAUTIOUS, mode: Mode = Mode.EVENT_BASED,
-            allow: list[object] | None = None, deny: list[str] | None = None) -> Context:
+            allow: list[object] | None = None, deny: list[object] | None = None) -> Context:
     rules = RuleSet(
         config_allow=tuple(parse_rule(r, "test") for r in (ALLOW if allow is None else allow)),
         config_deny=tuple(parse_rule(r, "test") for r in (DENY if deny is None else deny)))

@@ -7,6 +7,7 @@ import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from prompt_toolkit.application import create_app_session
@@ -293,10 +294,9 @@ def request_for(command: str, ws: Path) -> ApprovalRequest:
     return ApprovalRequest(call, assessment, 0, (call,), str(ws))
 
 
-def approver(pipe: PipeInput, **kwargs: object) -> TerminalApprover:
+def approver(pipe: PipeInput, **kwargs: Any) -> TerminalApprover:
     console = Console(file=io.StringIO(), width=100)
-    return TerminalApprover(console, input=pipe, output=DummyOutput(),  # type: ignore[arg-type]
-                            **kwargs)
+    return TerminalApprover(console, input=pipe, output=DummyOutput(), **kwargs)
 
 
 def test_no_asks_for_feedback_and_rejects_soft(pipe: PipeInput, ws: Path) -> None:
@@ -351,12 +351,12 @@ def test_edit_inline_without_an_editor(pipe: PipeInput, ws: Path) -> None:
 # -- cancel never approves (SPEC 4.8); keys in sub-steps: tests/test_pty.py ---------
 
 def asked(pipe: PipeInput, keys: str, ws: Path, command: str = "npm install x",
-          **kwargs: object) -> tuple[Decision, str]:
+          **kwargs: Any) -> tuple[Decision, str]:
     pipe.send_text(keys)
-    console = Console(file=io.StringIO(), width=100)
-    decision = TerminalApprover(console, input=pipe, output=DummyOutput(),  # type: ignore[arg-type]
+    out = io.StringIO()
+    decision = TerminalApprover(Console(file=out, width=100), input=pipe, output=DummyOutput(),
                                 **kwargs).ask(request_for(command, ws))
-    return decision, console.file.getvalue()  # type: ignore[attr-defined]
+    return decision, out.getvalue()
 
 
 def test_an_editor_that_fails_or_changes_nothing_returns_to_the_box(
