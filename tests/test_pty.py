@@ -18,6 +18,8 @@ import pytest
 
 from saikish.ui.prompt import READY_MARK
 
+pytestmark = pytest.mark.slow  # each test starts saikish in a real pseudo-terminal
+
 PROMPT = "›"
 RIGHT, LEFT, ESC = "\x1b[C", "\x1b[D", "\x1b"
 
