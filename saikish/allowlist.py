@@ -1,4 +1,4 @@
-"""The hand-edited allowlist file (SPEC 4.5): read with line numbers, append, remove, lock.
+"""The hand-edited allowlist file (docs/SPEC.md §4.5): read with line numbers, append, remove, lock.
 
 Rules are added and removed as *text*, at the place the YAML parser says
 the list is, so a person's comments, order and formatting survive. Every

@@ -1,4 +1,4 @@
-"""The audit ledger (SPEC 4.6): one JSON line per decision, secrets redacted, rotated."""
+"""The audit ledger (docs/SPEC.md §4.6): one JSON line per decision, secrets redacted, rotated."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The composition root: argv -> Config, Session, Model, Approver, Agent; exit codes (SPEC 8).
+"""Composition root (docs/SPEC.md §8): argv -> Config, Session, Model, Approver, Agent; exit codes.
 
 Only argparse is imported at module level, so `--version` and `--help` stay
 fast; everything else is imported when a command needs it.
@@ -245,7 +245,7 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
 
 
 def exit_code(result: RunResult) -> int:
-    """SPEC 8: 0 finished, 1 failure, 3 stopped by a hard rejection or timeout."""
+    """docs/SPEC.md §8: 0 finished, 1 failure, 3 stopped by a hard rejection or timeout."""
     from saikish.agent import ERROR, FINISHED, MAX_ITERATIONS, STOPPED
 
     return {FINISHED: EXIT_OK, STOPPED: EXIT_STOPPED, ERROR: EXIT_FAILURE,
@@ -253,7 +253,7 @@ def exit_code(result: RunResult) -> int:
 
 
 def result_json(result: RunResult) -> dict[str, Any]:
-    """The object `--output-format json` prints (SPEC 8)."""
+    """The object `--output-format json` prints (docs/SPEC.md §8)."""
     return {
         "result": result.text,
         "exit_reason": result.exit_reason,

@@ -1,4 +1,4 @@
-"""agent.yml -> a frozen Config (SPEC 2). Every error names the file, line and key."""
+"""agent.yml -> a frozen Config (docs/SPEC.md §2). Every error names the file, line and key."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ class Config:
 
 
 def find_config(explicit: str | None, cwd: Path) -> Path | None:
-    """SPEC 2 lookup order: --config, ./agent.yml, <config dir>/agent.yml, none."""
+    """docs/SPEC.md §2 lookup order: --config, ./agent.yml, <config dir>/agent.yml, none."""
     if explicit:
         path = Path(explicit)
         if not path.is_file():

@@ -1,4 +1,4 @@
-"""One batch of tool calls, in order: validate -> decide -> ask -> run (SPEC 4.1, 6)."""
+"""One batch of tool calls, in order: validate -> decide -> ask -> run (docs/SPEC.md §4.1, §6)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ class ApprovalRequest:
 
 
 class Approver(Protocol):
-    """Asks the person about one call (SPEC 4.1 step 7)."""
+    """Asks the person about one call (docs/SPEC.md §4.1 step 7)."""
 
     def ask(self, request: ApprovalRequest) -> Decision:
         """The person's decision; Decision.edit(...) sends an edited call round again."""
@@ -182,7 +182,7 @@ class Executor:
 
 
 def rejection_message(call: ToolCall, decision: Decision) -> str:
-    """What the model is told about a call that did not run (SPEC 6)."""
+    """What the model is told about a call that did not run (docs/SPEC.md §6)."""
     source, feedback = decision.source, decision.feedback or ""
     if decision.outcome is Outcome.INVALID:
         return f"Invalid call of tool '{call.name}': {feedback}. Fix the call and try again."

@@ -1,4 +1,4 @@
-"""SPEC 4.1 as one pure function: decide(call, context) -> Assessment.
+"""docs/SPEC.md §4.1 as one pure function: decide(call, context) -> Assessment.
 
 No printing, no clock, no terminal. The executor calls `decide` for every
 call; when the verdict is ASK it hands the Assessment to an Approver.
@@ -25,7 +25,7 @@ SUBCOMMANDS = frozenset({"git", "npm", "pnpm", "yarn", "bun", "cargo", "go", "pi
 
 @dataclass(frozen=True)
 class RuleSet:
-    """The rules in force, in the order SPEC 4.1 consults them."""
+    """The rules in force, in the order docs/SPEC.md §4.1 consults them."""
 
     config_allow: tuple[Rule, ...] = ()
     config_deny: tuple[Rule, ...] = ()
@@ -58,7 +58,7 @@ class Context:
 
 
 def decide(call: ToolCall, ctx: Context) -> Assessment:
-    """The pipeline of SPEC 4.1, steps 1 to 6; the first step that decides, decides."""
+    """The pipeline of docs/SPEC.md §4.1, steps 1 to 6; the first step that decides, decides."""
     tool = ctx.tools.get(call.name)
     problem = _invalid(call, tool, ctx)
     if problem:
@@ -112,7 +112,7 @@ def _decide_bash(command: str, ctx: Context) -> Assessment:
     escalation = [c for c, k in found if k.risk is Risk.ESCALATION]
     if escalation or analysis.raw_escalation:
         word = escalation[0].basename if escalation else "an escalation command"
-        # No mode, rule or flag overrides this (SPEC 4.1 step 2).
+        # No mode, rule or flag overrides this (docs/SPEC.md §4.1 step 2).
         return Assessment(Verdict.REJECT, Risk.ESCALATION, Source.ESCALATION,
                           f"{word} is never run by saikish: run it yourself if it is needed",
                           commands=tuple(_check(c, k) for c, k in found))

@@ -1,4 +1,4 @@
-"""A simple command -> its Risk, and why a rule may not cover it (SPEC 4.2, 4.3).
+"""A simple command -> its Risk, and why a rule may not cover it (docs/SPEC.md §4.2, §4.3).
 
 Unknown names are UNKNOWN: only what is listed here is trusted. A *caveat*
 marks arguments that change what a command really does (find -exec, git -c,
@@ -71,7 +71,7 @@ class Classification:
 
 
 def auto_approves(autonomy: Autonomy, risk: Risk) -> bool:
-    """The autonomy matrix (SPEC 4.3): True where `risk` runs without asking."""
+    """The autonomy matrix (docs/SPEC.md §4.3): True where `risk` runs without asking."""
     ceiling = {Autonomy.FULL_AUTO: Level.HIGH, Autonomy.SUPERVISED: Level.MEDIUM,
                Autonomy.CAUTIOUS: Level.LOW, Autonomy.MANUAL: None}[autonomy]
     return ceiling is not None and risk.level <= ceiling

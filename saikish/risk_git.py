@@ -1,4 +1,4 @@
-"""git subcommands -> Risk, and the git options that name programs to run (SPEC 4.2)."""
+"""git subcommands -> Risk, and the git options that name programs to run (docs/SPEC.md §4.2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A bash string -> every simple command it will run (SPEC 4.2). Fails closed.
+"""A bash string -> every simple command it will run (docs/SPEC.md §4.2). Fails closed.
 
 bashlex gives the tree; the words themselves are re-read from the source
 span, because bashlex's own quote removal is wrong for cases such as

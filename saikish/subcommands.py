@@ -1,4 +1,4 @@
-"""`saikish check`, `saikish allowlist`, `saikish audit` (SPEC 8)."""
+"""`saikish check`, `saikish allowlist`, `saikish audit` (docs/SPEC.md §8)."""
 
 from __future__ import annotations
 
@@ -141,13 +141,13 @@ def _check_batch(source: str, ctx: Context, io: Streams) -> str:
 
 
 def check_json(assessment: Assessment) -> dict[str, Any]:
-    """The object `saikish check --json` prints (SPEC 8)."""
+    """The object `saikish check --json` prints (docs/SPEC.md §8)."""
     decision = {Verdict.ALLOW: "allow", Verdict.ASK: "ask"}.get(assessment.verdict, "reject")
     return {
         "decision": decision,
         "risk": assessment.risk.name,
         "reason": assessment.reason,
-        # An ask is decided by the person (SPEC 4.1 step 7).
+        # An ask is decided by the person (docs/SPEC.md §4.1 step 7).
         "source": "user" if assessment.verdict is Verdict.ASK else assessment.source.value,
         "rule": assessment.rule,
         "commands": [{"argv": list(c.argv), "risk": c.risk.name, "allowed_by": c.allowed_by}

@@ -1,4 +1,4 @@
-"""Commands that run other commands: wrappers, shells with -c, eval (SPEC 4.2).
+"""Commands that run other commands: wrappers, shells with -c, eval (docs/SPEC.md §4.2).
 
 Also the variables that change which code a command runs. The shell module
 uses these to look through `env`, `timeout`, `xargs`, `find -exec`, `bash -c`

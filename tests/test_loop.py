@@ -1,4 +1,4 @@
-"""The tool loop (SPEC 6) with a scripted approver: soft, hard, edited and "always" answers."""
+"""The tool loop (docs/SPEC.md §6), scripted approver: soft, hard, edited and "always" answers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The decision pipeline (SPEC 4.1-4.4), table-driven: one row per case, with its reason."""
+"""The decision pipeline (docs/SPEC.md §4.1-§4.4) as tables: one row per case, with its reason."""
 
 from __future__ import annotations
 

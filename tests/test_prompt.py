@@ -1,4 +1,4 @@
-"""The approval prompt and preview (SPEC 5), through prompt_toolkit's pipe input."""
+"""The approval prompt and preview (docs/SPEC.md §5), through prompt_toolkit's pipe input."""
 
 from __future__ import annotations
 
@@ -348,7 +348,7 @@ def test_edit_inline_without_an_editor(pipe: PipeInput, ws: Path) -> None:
     assert decision.edited_call.arguments == {"command": "npm install yz"}
 
 
-# -- cancel never approves (SPEC 4.8); keys in sub-steps: tests/test_pty.py ---------
+# -- cancel never approves (docs/SPEC.md §4.8); keys in sub-steps: tests/test_pty.py ---------
 
 def asked(pipe: PipeInput, keys: str, ws: Path, command: str = "npm install x",
           **kwargs: Any) -> tuple[Decision, str]:

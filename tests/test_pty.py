@@ -1,4 +1,4 @@
-"""End to end in a real pseudo-terminal: keys in, screen out, files on disk (SPEC 5, 9)."""
+"""End to end in a real pty: keys in, screen out, files on disk (docs/SPEC.md §5, §9)."""
 
 from __future__ import annotations
 
@@ -387,7 +387,7 @@ def test_the_record_keeps_a_long_command_whole_or_says_how_long(
     assert s.quit() == 0
 
 
-# -- cancel never approves (SPEC 4.8, issue 9) --------------------------------------
+# -- cancel never approves (docs/SPEC.md §4.8, issue 9) --------------------------------------
 
 WRITE = one_call("write_file", {"path": "new.txt", "content": "hello\n"})
 

@@ -1,4 +1,4 @@
-"""The Tool type, the context a tool runs in, and argument validation (SPEC 3)."""
+"""The Tool type, the context a tool runs in, and argument validation (docs/SPEC.md §3)."""
 
 from __future__ import annotations
 

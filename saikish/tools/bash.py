@@ -1,4 +1,4 @@
-"""The bash tool: one command in its own process group, with a timeout (SPEC 3)."""
+"""The bash tool: one command in its own process group, with a timeout (docs/SPEC.md §3)."""
 
 from __future__ import annotations
 

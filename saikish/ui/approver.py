@@ -1,6 +1,6 @@
-"""The terminal Approver: the preview and the prompt -> a Decision (SPEC 5).
+"""The terminal Approver: the preview and the prompt -> a Decision (docs/SPEC.md §5).
 
-Cancel never approves (SPEC 4.8): Ctrl-C or Esc in any step after the box
+Cancel never approves (docs/SPEC.md §4.8): Ctrl-C or Esc in any step after the box
 (the rule line, the feedback line, an inline edit) and an editor that fails
 or changes nothing all lead back to the box, where the person answers again.
 """

@@ -1,4 +1,4 @@
-"""The approval box fitted to the terminal (SPEC 5.1): the reasons stay, the body scrolls.
+"""The approval box fitted to the terminal (docs/SPEC.md §5.1): the reasons stay, the body scrolls.
 
 At any size the header, the per-part risk lines, `why:`, "always would allow"
 and the countdown stay on screen; a body taller than the room left scrolls

@@ -1,4 +1,4 @@
-"""Slash commands of the REPL (SPEC 9): each a small function on the Repl's state."""
+"""Slash commands of the REPL (docs/SPEC.md §9): each a small function on the Repl's state."""
 
 from __future__ import annotations
 

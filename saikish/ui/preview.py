@@ -1,4 +1,4 @@
-"""The approval box's content as rich renderables (SPEC 5.1). Pure: returns, never prints.
+"""The approval box's content as rich renderables (docs/SPEC.md §5.1). Pure: returns, never prints.
 
 The box has parts with different jobs: the body (what will run) may be long
 and scrolls; the per-part risk lines, `why:` and "always would allow" are the

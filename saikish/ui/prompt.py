@@ -1,4 +1,4 @@
-"""The approval prompt (SPEC 5.2): a prompt_toolkit Application around the rich box.
+"""The approval prompt (docs/SPEC.md §5.2): a prompt_toolkit Application around the rich box.
 
 prompt_toolkit owns the screen while the box is up: on every redraw the box
 is drawn for the terminal's current size, so the countdown and a resize

@@ -1,4 +1,4 @@
-"""The REPL (SPEC 9): prompt, history, slash commands, streamed answers."""
+"""The REPL (docs/SPEC.md §9): prompt, history, slash commands, streamed answers."""
 
 from __future__ import annotations
 
