@@ -20,12 +20,14 @@ from saikish.executor import ApprovalRequest
 from saikish.policy import decide
 from saikish.session import Session
 from saikish.tools import builtin_tools
-from saikish.types import Decision, Outcome, Source, ToolCall
+from saikish.types import Decision, Outcome, Source, ToolCall, ToolResult
 from saikish.ui.approver import TerminalApprover
 from saikish.ui.box import FittedBox
 from saikish.ui.inert import inert
 from saikish.ui.preview import approval_panel, approval_parts
 from saikish.ui.prompt import Choice, Drawn, Frame, PromptOptions, ask_choice
+from saikish.ui.record import DecisionRecord
+from saikish.ui.render import ConsoleReporter
 
 RIGHT, LEFT, DOWN, UP, ESC, CTRL_C = "\x1b[C", "\x1b[D", "\x1b[B", "\x1b[A", "\x1b", "\x03"
 
@@ -375,3 +377,58 @@ def test_the_record_never_claims_a_rule_was_saved(pipe: PipeInput, ws: Path) -> 
     assert decision.remember == ("Bash(npm install *)",) and decision.persist
     assert "saved" not in out  # only the session, after writing the file, says where it went
     assert "approved by you · always: Bash(npm install *)" in out
+
+
+# -- the record left in the scrollback ---------------------------------------------
+
+def record(call: ToolCall, ws: Path, width: int = 60, max_lines: int = 6) -> list[str]:
+    buffer = io.StringIO()
+    Console(file=buffer, width=width, color_system=None).print(
+        DecisionRecord(call, "approved by you, once", "green", str(ws), max_lines))
+    return buffer.getvalue().rstrip("\n").split("\n")
+
+
+def test_a_short_call_is_one_line(ws: Path) -> None:
+    assert record(ToolCall("1", "bash", {"command": "touch a"}), ws) == [
+        "● bash touch a · approved by you, once"]
+
+
+def test_a_long_command_wraps_at_spaces_and_ends_with_its_length(ws: Path) -> None:
+    words = [f"word{n}" for n in range(400)]
+    command = "echo " + " ".join(words)
+    lines = record(ToolCall("1", "bash", {"command": command}), ws)
+    assert lines[0] == "● bash · approved by you, once" and len(lines) == 7
+    assert all(len(line) <= 60 for line in lines)
+    assert lines[-1].endswith(f" … ({len(command):,} characters)")
+    shown = " ".join(line.strip() for line in lines[1:]).split(" … ")[0].split()
+    assert shown == ["echo", *words[:len(shown) - 1]], "every word shown whole, in order"
+
+
+def test_a_command_that_fits_is_shown_whole(ws: Path) -> None:
+    command = "git status && " + " && ".join(f"touch file{n}" for n in range(8))
+    lines = record(ToolCall("1", "bash", {"command": command}), ws)
+    assert " ".join(line.strip() for line in lines[1:]) == command and "…" not in lines[-1]
+
+
+def test_a_write_record_has_its_diff_stat(ws: Path) -> None:
+    (ws / "notes.md").write_text("one\ntwo\nthree\n")
+    call = ToolCall("1", "write_file", {"path": "notes.md", "content": "one\n2\nthree\nfour\n"})
+    assert record(call, ws, width=100) == [
+        "● write_file notes.md  +2 −1 · approved by you, once"]
+    new = ToolCall("1", "write_file", {"path": "new.md", "content": "a\nb\n"})
+    assert "new.md  +2 −0  (new file)" in record(new, ws, width=100)[0]
+
+
+def test_a_record_is_inert(ws: Path) -> None:
+    lines = record(ToolCall("1", "bash", {"command": "echo \x1b[2J hi"}), ws)
+    assert "\x1b" not in "".join(lines) and "\\x1b[2J" in lines[0]
+
+
+def test_results_keep_to_the_gutter_and_hide_the_note_to_the_model(ws: Path) -> None:
+    buffer = io.StringIO()
+    reporter = ConsoleReporter(Console(file=buffer, width=40, color_system=None,
+                                       force_terminal=True))
+    note = '\n[The person edited this call before it ran. It ran with arguments {"command": "x"}]'
+    reporter.ran(ToolCall("1", "bash", {}), ToolResult("1", "bash", "y" * 100 + note))
+    lines = buffer.getvalue().rstrip("\n").split("\n")
+    assert lines == ["  │ " + "y" * 35 + "…", "  (ran as you edited it)"]
