@@ -190,6 +190,8 @@ class _State:
         self.selected = (self.selected + step) % len(self.choices)
 
     def scroll_by(self, pages: int) -> None:
+        if not self.drawn.max_scroll:
+            return  # nothing to scroll: the key does nothing, the countdown runs on
         self.paused = True  # someone is reading: the countdown waits for them
         self.scroll = max(0, min(self.drawn.max_scroll, self.scroll + pages * self.drawn.page))
 
