@@ -38,10 +38,12 @@ class DecisionRecord:
         if "\n" not in detail and one_line.cell_len <= options.max_width:
             yield one_line
             return
-        yield Text.assemble(dot, name, verdict)
         width = max(10, options.max_width - len(INDENT))
-        for line in clip_lines(detail, width, self.max_lines, console):
-            yield Text(INDENT + line)
+        # A long verdict (several rules) wraps under itself, not under the dot.
+        for number, line in enumerate(Text.assemble(dot, name, verdict).wrap(console, width)):
+            yield Text.assemble(INDENT, line) if number else line
+        for text in clip_lines(detail, width, self.max_lines, console):
+            yield Text(INDENT + text)
 
 
 def call_detail(call: ToolCall, workspace: str) -> str:

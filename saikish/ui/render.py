@@ -56,8 +56,8 @@ class ConsoleReporter:
             self.console.print(Text("  (ran as you edited it)", style="dim"))
 
     def note(self, text: str) -> None:
-        """A one-line remark."""
-        self.console.print(Text(inert(text), style="dim"))
+        """A remark about the call just decided (e.g. where its rule was saved), under it."""
+        self.console.print(Text("  " + inert(text), style="dim"))
 
 
 def _without_edit_note(content: str) -> tuple[str, bool]:
