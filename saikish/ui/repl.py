@@ -106,9 +106,11 @@ class Repl:
         for error in self.session.allowlist_errors():
             error_line(self.console, f"{error} (using the rules that could be read; "
                                      f"'always' choices stay in this session until it is fixed)")
-        from saikish.cli import rule_warnings
+        from saikish.rule_hints import unknown_tool_warnings
 
-        for warning in rule_warnings(self.session):
+        rules = self.session.rules()
+        for warning in unknown_tool_warnings(rules.allow + rules.deny,
+                                             [tool.name for tool in self.agent.tools]):
             self.say(f"warning: {warning}", "yellow")
         self.say("/help for commands · Ctrl-D to exit")
 
