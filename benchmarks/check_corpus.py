@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "nl2bash.cm"
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "corpus" / "nl2bash.cm"
 
 
 def bashlex_alone(lines: list[str]) -> float:
@@ -45,7 +45,7 @@ def saikish_check(lines: list[str]) -> tuple[float, collections.Counter[str]]:
 
 def main() -> None:
     if not CORPUS.exists():
-        raise SystemExit(f"{CORPUS} is not here: the shared/ material sits beside the checkout")
+        raise SystemExit(f"{CORPUS} is missing: tests/fixtures is part of the repository")
     lines = CORPUS.read_text(encoding="utf-8", errors="replace").splitlines()
     import bashlex  # noqa: F401 - build its tables before timing either side
 

@@ -1,4 +1,4 @@
-"""The tool loop (SPEC 6): model -> batch -> executor -> model, until an answer or a stop."""
+"""The tool loop (docs/SPEC.md §6): model -> batch -> executor -> model, until answer or stop."""
 
 from __future__ import annotations
 

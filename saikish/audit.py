@@ -1,4 +1,4 @@
-"""The audit ledger (SPEC 4.6): one JSON line per decision, secrets redacted, rotated.
+"""The audit ledger (docs/SPEC.md §4.6): one JSON line per decision, secrets redacted, rotated.
 
 Each line is written whole: one write() of a complete line to a file opened
 with O_APPEND. A line torn by a crash (kill -9, a full disk) is closed off
@@ -106,8 +106,9 @@ class AuditLog:
     """Appends decisions to `<state dir>/audit.jsonl`, rotating it past `max_bytes`."""
 
     def __init__(self, path: Path, session_id: str, *, max_bytes: int = MAX_BYTES,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, workspace: str | None = None) -> None:
         self.path, self.session_id, self.max_bytes, self.clock = path, session_id, max_bytes, clock
+        self.workspace = workspace
 
     def record(self, call: ToolCall, decision: Decision, assessment: Assessment | None,
                *, edited: bool = False) -> None:
@@ -115,6 +116,7 @@ class AuditLog:
         entry = {
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock())),
             "session": self.session_id,
+            **({"workspace": self.workspace} if self.workspace else {}),
             "tool": call.name,
             "arguments": redact(head_only(call.wire_arguments)),
             "risk": assessment.risk.name if assessment else None,

@@ -1,4 +1,4 @@
-"""The composition root: argv -> Config, Session, Model, Approver, Agent; exit codes (SPEC 8).
+"""Composition root (docs/SPEC.md §8): argv -> Config, Session, Model, Approver, Agent; exit codes.
 
 Only argparse is imported at module level, so `--version` and `--help` stay
 fast; everything else is imported when a command needs it.
@@ -10,7 +10,6 @@ import argparse
 import contextlib
 import signal
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from saikish import __version__
@@ -28,13 +27,12 @@ AUTONOMY_LEVELS = ("full-auto", "supervised", "cautious", "manual")
 SANDBOX_MODES = ("auto", "workspace-write", "read-only", "off")
 
 
-@dataclass
 class Streams:
     """The terminal saikish talks to; injected so tests can drive main() directly."""
 
-    stdin: TextIO
-    stdout: TextIO
-    stderr: TextIO
+    # A plain class, not a dataclass: importing dataclasses costs --version a third.
+    def __init__(self, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> None:
+        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
 
     def interactive(self) -> bool:
         """True when a person can be asked: stdin and stdout are terminals."""
@@ -108,8 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--sandbox", choices=SANDBOX_MODES, metavar="MODE",
                         help="the sandbox for calls nobody approved: auto (default), "
                              "workspace-write, read-only, off")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS",
-                        help="approval timeout (0 = wait forever)")
+    parser.add_argument("--timeout", metavar="SECONDS",
+                        help="approval timeout in seconds (0 = wait forever)")
     parser.add_argument("--output-format", choices=("text", "json"), default="text")
     parser.add_argument("--version", action="version", version=f"saikish {__version__}")
     return parser
@@ -135,7 +133,8 @@ def run(args: argparse.Namespace, io: Streams) -> int:
     from saikish.models import parse_spec
     from saikish.trust import ask_on, load_config_trusted
 
-    # Only the REPL asks to trust a project's agent.yml; -p warns and ignores (SPEC 4.8).
+    args.timeout = timeout_seconds(args.timeout)
+    # Only the REPL asks to trust a project's agent.yml; -p warns and ignores (docs/SPEC.md §4.8).
     repl = args.prompt is None and io.interactive()
     config = load_config_trusted(args.config, Path.cwd(), ask_on(io.stdin, io.stdout)
                                  if repl else None)
@@ -148,7 +147,7 @@ def run(args: argparse.Namespace, io: Streams) -> int:
         demo_root = workspace = make_workspace()  # never touch the directory we started in
     try:
         session = make_session(args, config, str(workspace), demo=demo_root is not None)
-        # Once, before anything runs (SPEC 4.8); the REPL's banner shows the allowlist's.
+        # Once, before anything runs (docs/SPEC.md §4.8); the REPL's banner shows the allowlist's.
         for warning in session.fresh_warnings():
             if not repl or warning in config.warnings():
                 print(f"saikish: {warning}", file=io.stderr)
@@ -188,10 +187,38 @@ def make_session(args: argparse.Namespace, config: Config, workspace: str,
                       allowlist=Allowlist(paths.allowlist_path()),
                       persist_always=config.confirmation.storage == "storage",
                       memory_only="demo: 'always' is kept in memory, never saved" if demo else "")
-    session.audit = AuditLog(paths.state_dir() / "audit.jsonl", session.id)
+    session.audit = AuditLog(paths.state_dir() / "audit.jsonl", session.id,
+                             workspace=workspace)
     session.sandbox = start_sandbox(
         SandboxMode(args.sandbox or config.sandbox), workspace)
     return session
+
+
+def rule_warnings(session: Session) -> list[str]:
+    """Rules in force that name no tool (Claude Code's Edit, Read): they match nothing."""
+    from saikish.rule_hints import unknown_tool_warnings
+    from saikish.tools import builtin_tools
+
+    rules = session.rules()
+    return unknown_tool_warnings(rules.allow + rules.deny, builtin_tools())
+
+
+def timeout_seconds(text: str | None) -> float | None:
+    """`--timeout`'s value as seconds >= 0; anything else is a usage error (exit 2)."""
+    import math
+
+    from saikish.errors import UsageError
+
+    if text is None:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds < 0:
+        raise UsageError(f"--timeout {text!r}: give the seconds to wait for an answer, "
+                         f"a number >= 0 (0 waits forever)")
+    return seconds
 
 
 def _timeout_s(args: argparse.Namespace, config: Config) -> float | None:
@@ -219,8 +246,8 @@ def build_agent(config: Config, spec: ModelSpec, session: Session, io: Streams,
         approver = TerminalApprover(console, timeout_s)
     run_context = RunContext(session.workspace, config.tools.output_limit,
                              config.tools.bash_timeout, secrets=config.secrets())
-    executor = Executor(session, tools, approver, ConsoleReporter(console, show_results),
-                        run_context)
+    executor = Executor(session, tools, approver,
+                        ConsoleReporter(console, show_results, session.workspace), run_context)
     return Agent(load_model(spec, config), executor, list(tools.values()),
                  config.system_prompt, config.llm.max_iterations)
 
@@ -228,13 +255,15 @@ def build_agent(config: Config, spec: ModelSpec, session: Session, io: Streams,
 def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session: Session,
              io: Streams) -> int:
     """`-p PROMPT`: run to completion, print the answer (or JSON), return the exit code."""
-    from rich.console import Console
+    from saikish.ui.render import stream_console
 
     prompt = io.stdin.read() if args.prompt == "-" else args.prompt
     if not prompt.strip():
         print("saikish: the prompt is empty", file=io.stderr)
         return EXIT_USAGE
-    console = Console(file=io.stderr, stderr=True, highlight=False)
+    console = stream_console(io.stderr)
+    for line in rule_warnings(session):
+        print(f"saikish: warning: {line}", file=io.stderr)
     agent = build_agent(config, spec, session, io, _timeout_s(args, config), console=console)
     result = agent.send(prompt, lambda piece: None)
     if args.output_format == "json":
@@ -250,7 +279,8 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
 
 
 def exit_code(result: RunResult) -> int:
-    """SPEC 8: 0 finished, 1 failure, 3 stopped by a hard rejection or timeout, 130 Ctrl-C."""
+    """docs/SPEC.md §8: 0 finished, 1 failure, 3 stopped by a hard rejection or timeout,
+    130 Ctrl-C."""
     from saikish.agent import ERROR, FINISHED, MAX_ITERATIONS, STOPPED
 
     if result.interrupted:
@@ -260,7 +290,7 @@ def exit_code(result: RunResult) -> int:
 
 
 def result_json(result: RunResult, warnings: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The object `--output-format json` prints (SPEC 8, 4.8: with the run's warnings)."""
+    """The object `--output-format json` prints (docs/SPEC.md §8; §4.8: with warnings)."""
     return {
         "warnings": list(warnings),
         "result": result.text,

@@ -1,4 +1,4 @@
-"""One batch of tool calls, in order: validate -> decide -> ask -> run (SPEC 4.1, 6)."""
+"""One batch of tool calls, in order: validate -> decide -> ask -> run (docs/SPEC.md §4.1, §6)."""
 
 from __future__ import annotations
 
@@ -37,14 +37,14 @@ class ApprovalRequest:
     index: int
     batch: tuple[ToolCall, ...]
     workspace: str
-    # Approving runs the call outside the sandbox: the box says so (SPEC 4.9).
+    # Approving runs the call outside the sandbox: the box says so (docs/SPEC.md §4.9).
     outside_sandbox: bool = False
     # Where "Always (remember)" saves, said in the box before it is chosen (§4.5).
     always_note: str = ""
 
 
 class Approver(Protocol):
-    """Asks the person about one call (SPEC 4.1 step 7)."""
+    """Asks the person about one call (docs/SPEC.md §4.1 step 7)."""
 
     def ask(self, request: ApprovalRequest) -> Decision:
         """The person's decision; Decision.edit(...) sends an edited call round again."""
@@ -255,7 +255,7 @@ class Executor:
 
 
 def rejection_message(call: ToolCall, decision: Decision) -> str:
-    """What the model is told about a call that did not run (SPEC 6)."""
+    """What the model is told about a call that did not run (docs/SPEC.md §6)."""
     source, feedback = decision.source, decision.feedback or ""
     if decision.outcome is Outcome.INVALID:
         return f"Invalid call of tool '{call.name}': {feedback}. Fix the call and try again."

@@ -1,4 +1,4 @@
-"""Where saikish keeps its config and state (SPEC 2)."""
+"""Where saikish keeps its config and state (docs/SPEC.md §2)."""
 
 from __future__ import annotations
 
@@ -27,10 +27,10 @@ def state_dir() -> Path:
 
 
 def allowlist_path() -> Path:
-    """The hand-editable allowlist (SPEC 4.5)."""
+    """The hand-editable allowlist (docs/SPEC.md §4.5)."""
     return config_dir() / "allowlist.yaml"
 
 
 def trust_path() -> Path:
-    """Which project agent.yml files the person trusted, by path and SHA-256 (SPEC 4.8)."""
+    """Which project agent.yml files the person trusted, by path and SHA-256 (docs/SPEC.md §4.8)."""
     return state_dir() / "trusted.json"

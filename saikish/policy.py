@@ -1,4 +1,4 @@
-"""SPEC 4.1 as one pure function: decide(call, context) -> Assessment.
+"""docs/SPEC.md §4.1 as one pure function: decide(call, context) -> Assessment.
 
 No printing, no clock, no terminal. The executor calls `decide` for every
 call; when the verdict is ASK it hands the Assessment to an Approver.
@@ -27,7 +27,7 @@ READ_TOOL = "read_file"
 
 @dataclass(frozen=True)
 class RuleSet:
-    """The rules in force, in the order SPEC 4.1 consults them (docs/SPEC.md §4.1, §4.5)."""
+    """The rules in force, in the order docs/SPEC.md §4.1 and §4.5 consult them."""
 
     config_allow: tuple[Rule, ...] = ()
     config_deny: tuple[Rule, ...] = ()
@@ -71,7 +71,7 @@ class Context:
 
 
 def decide(call: ToolCall, ctx: Context) -> Assessment:
-    """The pipeline of SPEC 4.1, steps 1 to 6; the first step that decides, decides."""
+    """The pipeline of docs/SPEC.md §4.1, steps 1 to 6; the first step that decides, decides."""
     tool = ctx.tools.get(call.name)
     problem = _invalid(call, tool, ctx)
     if problem:
@@ -206,7 +206,8 @@ def _decide_bash(command: str, ctx: Context) -> Assessment:
             # env / printenv hand every variable to the model: a rule naming it may.
             check = replace(check, caveat=printing, autonomy_may=False)
         checks.append(check)
-        checks += [_permit_write(t, check.allowed_by, ctx) for t in cmd.writes]
+        checks += [_permit_write(t, check.allowed_by, ctx) for t in cmd.writes
+                   if not _own_write(t, kind, ctx)]
         checks += [_permit_read(t, ctx) for t in cmd.reads if _read_concern(t, ctx)]
     checks = [replace(c, auto=True) if c.autonomy_may and not c.permitted and
               auto_approves(ctx.autonomy, c.risk) else c for c in checks]
@@ -332,6 +333,13 @@ def _covers(rule: Rule, command: SimpleCommand, found: Classification) -> bool:
         return False
     named = [command.offset + i for i in found.named]
     return rule.matches_argv(command.outer, named)
+
+
+def _own_write(target: Target, found: Classification, ctx: Context) -> bool:
+    """A file the command writes inside the workspace as its own job (touch f, cp a b):
+    the command's check already carries it, so it is not a question of its own."""
+    return (not target.redirect and target.known and found.risk.rank >= Risk.WRITE.rank
+            and write_risk(target.path, ctx.workspace) is Risk.WRITE)
 
 
 def _permit_write(target: Target, covering: str | None, ctx: Context) -> CommandCheck:

@@ -1,4 +1,4 @@
-"""Permission rules (SPEC 4.4): parse "Bash(git diff *)" or {tool, when} and match them.
+"""Permission rules (docs/SPEC.md §4.4): parse "Bash(git diff *)" or {tool, when} and match them.
 
 Matching is on parsed words, never on the raw command string: the shell
 module splits a command into simple commands first, and a Bash rule is asked

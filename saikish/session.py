@@ -33,7 +33,7 @@ class Session:
     memory_only: str = ""
     session_rules: list[Rule] = field(default_factory=list)
     auto_budget: int = 0
-    # The effective sandbox (SPEC 4.9); summary() is the line /config shows.
+    # The effective sandbox (docs/SPEC.md §4.9); summary() is the line /config shows.
     sandbox: SandboxSetup = field(default_factory=SandboxSetup)
     # Warnings already shown, so each is said once (a file broken mid-session is said then).
     told: set[str] = field(default_factory=set)

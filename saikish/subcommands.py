@@ -1,4 +1,4 @@
-"""`saikish check`, `saikish allowlist`, `saikish audit` (SPEC 8)."""
+"""`saikish check`, `saikish allowlist`, `saikish audit` (docs/SPEC.md §8)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from saikish.allowlist import HEADER, Allowlist, read_state
 from saikish.cli import Streams, parse_args
 from saikish.errors import RuleError, UsageError
 from saikish.policy import Context, decide
+from saikish.rule_hints import claude_code_hint, unknown_tool_warnings
 from saikish.rules import PATH_ARGS, Rule, parse_rule
 from saikish.session import Session, relative_path_rule
 from saikish.tools import builtin_tools
@@ -34,6 +35,9 @@ def run_subcommand(name: str, argv: list[str], io: Streams) -> int:
 
 # -- check ------------------------------------------------------------------------
 
+# `check --exit-code`: a CI step can gate on the decision (0 allow, 10 ask, 11 reject).
+CHECK_EXIT = {"allow": 0, "ask": 10, "reject": 11}
+
 def check_parser() -> argparse.ArgumentParser:
     """`saikish check`'s command line."""
     parser = argparse.ArgumentParser(
@@ -44,6 +48,9 @@ def check_parser() -> argparse.ArgumentParser:
     parser.add_argument("--deny", action="append", default=[], metavar="RULE")
     parser.add_argument("--autonomy", choices=[a.value for a in Autonomy])
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--exit-code", action="store_true",
+                        help="exit 0 when allowed, 10 when it would ask, 11 when rejected "
+                             "(with --batch: the strictest line)")
     parser.add_argument("-c", "--config", metavar="PATH")
     parser.add_argument("--batch", metavar="FILE",
                         help="one bash command per line ('-' = stdin); one JSON line each")
@@ -59,11 +66,13 @@ def check(argv: list[str], io: Streams) -> int:
     if isinstance(args, int):
         return args
     session = _check_session(args)
-    for warning in session.warnings():  # once, on stderr (SPEC 4.8)
+    for warning in session.warnings():  # once, on stderr (docs/SPEC.md §4.8)
         print(f"saikish: {warning}", file=io.stderr)
     ctx = session.context(builtin_tools())
+    _warn_unknown_tools(ctx.rules.allow + ctx.rules.deny, io)
     if args.batch:
-        return _check_batch(args.batch, ctx, io)
+        worst = _check_batch(args.batch, ctx, io)
+        return CHECK_EXIT[worst] if args.exit_code else 0
     call = _check_call(args)
     assessment = decide(call, ctx)
     if args.json:
@@ -72,7 +81,7 @@ def check(argv: list[str], io: Streams) -> int:
         print(json.dumps(data, ensure_ascii=False), file=io.stdout)
     else:
         _print_check(call, assessment, io)
-    return 0
+    return CHECK_EXIT[check_json(assessment)["decision"]] if args.exit_code else 0
 
 
 def _check_session(args: argparse.Namespace) -> Session:
@@ -86,10 +95,19 @@ def _check_session(args: argparse.Namespace) -> Session:
 
 
 def _rules(texts: Iterable[str], flag: str) -> list[Rule]:
-    try:
-        return [parse_rule(text, flag) for text in texts]
-    except RuleError as exc:
-        raise UsageError(str(exc)) from None
+    rules = []
+    for text in texts:
+        try:
+            rules.append(parse_rule(text, flag))
+        except RuleError as exc:
+            raise UsageError(f"{exc}{claude_code_hint(text)}") from None
+    return rules
+
+
+def _warn_unknown_tools(rules: Iterable[Any], io: Streams) -> None:
+    """Rules naming no tool (Claude Code's Edit, Read) match nothing: say so on stderr."""
+    for line in unknown_tool_warnings(rules, builtin_tools()):
+        print(f"saikish: warning: {line}", file=io.stderr)
 
 
 def _check_call(args: argparse.Namespace) -> ToolCall:
@@ -108,7 +126,8 @@ def _check_call(args: argparse.Namespace) -> ToolCall:
     return ToolCall("check", "bash", {"command": command})
 
 
-def _check_batch(source: str, ctx: Context, io: Streams) -> int:
+def _check_batch(source: str, ctx: Context, io: Streams) -> str:
+    """One JSON line per command; returns the strictest decision ('allow' for none)."""
     if source == "-":
         lines: Iterable[str] = io.stdin
     else:
@@ -117,23 +136,25 @@ def _check_batch(source: str, ctx: Context, io: Streams) -> int:
         except OSError as exc:
             raise UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
     write = io.stdout.write
+    worst = "allow"
     for line in lines:
         command = line.rstrip("\n")
         assessment = decide(ToolCall("check", "bash", {"command": command}), ctx)
         record = check_json(assessment)
         record["command"] = command
         write(json.dumps(record, ensure_ascii=False) + "\n")
-    return 0
+        worst = max(worst, record["decision"], key=CHECK_EXIT.__getitem__)
+    return worst
 
 
 def check_json(assessment: Assessment) -> dict[str, Any]:
-    """The object `saikish check --json` prints (SPEC 8)."""
+    """The object `saikish check --json` prints (docs/SPEC.md §8)."""
     decision = {Verdict.ALLOW: "allow", Verdict.ASK: "ask"}.get(assessment.verdict, "reject")
     return {
         "decision": decision,
         "risk": assessment.risk.name,
         "reason": assessment.reason,
-        # An ask is decided by the person (SPEC 4.1 step 7).
+        # An ask is decided by the person (docs/SPEC.md §4.1 step 7).
         "source": "user" if assessment.verdict is Verdict.ASK else assessment.source.value,
         "rule": assessment.rule,
         "commands": [{"argv": list(c.argv), "risk": c.risk.name, "allowed_by": c.allowed_by}
@@ -144,18 +165,18 @@ def check_json(assessment: Assessment) -> dict[str, Any]:
 
 
 def _print_check(call: ToolCall, assessment: Assessment, io: Streams) -> None:
-    from rich.console import Console
     from rich.text import Text
 
     from saikish.ui.inert import inert
-    from saikish.ui.preview import command_table, risk_label
+    from saikish.ui.preview import CommandTable, risk_label
+    from saikish.ui.render import stream_console
 
-    console = Console(file=io.stdout, highlight=False)
+    console = stream_console(io.stdout)
     data = check_json(assessment)
     console.print(Text.assemble((data["decision"].upper(), "bold"), "  ",
                                 risk_label(assessment.risk), "  ", inert(assessment.reason)))
     if assessment.commands:
-        console.print(command_table(assessment.commands))
+        console.print(CommandTable(assessment.commands))
     if assessment.proposed_rules:
         console.print(Text("always would add: " + inert(", ".join(assessment.proposed_rules)),
                            style="dim"))
@@ -198,6 +219,8 @@ def allowlist(argv: list[str], io: Streams) -> int:
         raise UsageError(f"saikish allowlist {args.action} RULE, e.g. 'Bash(npm test *)'")
     if args.action in ("add", "remove"):
         rule = _rules([args.rule], f"allowlist {args.action}")[0]
+        if args.action == "add":
+            _warn_unknown_tools([rule], io)
         project, why = _scope(args, rule)
         change = _add if args.action == "add" else _remove
         return change(Allowlist(path), rule, project, why, args, io)
@@ -281,22 +304,25 @@ def _edit_allowlist(path: Path, io: Streams) -> int:
 
 def audit(argv: list[str], io: Streams) -> int:
     """Show the last decisions from the audit ledger."""
-    from rich.console import Console
-
     from saikish.audit import read_tail
     from saikish.ui.tables import audit_table
 
     parser = argparse.ArgumentParser(prog="saikish audit", description="Show the audit ledger.")
-    parser.add_argument("--tail", type=int, default=20, metavar="N")
+    parser.add_argument("--tail", type=int, default=20, metavar="N",
+                        help="the last N decisions (default 20; 0 shows none)")
     parser.add_argument("--json", action="store_true", help="print the raw JSON lines")
     args = parse_args(parser, argv, io)
     if isinstance(args, int):
         return args
-    entries = read_tail(paths.state_dir() / "audit.jsonl", args.tail)
+    if args.tail < 0:
+        raise UsageError(f"audit --tail {args.tail}: give a number of decisions >= 0")
+    entries = read_tail(paths.state_dir() / "audit.jsonl", args.tail) if args.tail else []
     if args.json:
         for entry in entries:
             print(json.dumps(entry, ensure_ascii=False), file=io.stdout)
         return 0
-    Console(file=io.stdout, highlight=False, width=160).print(audit_table(entries))
+    from saikish.ui.render import stream_console
+
+    stream_console(io.stdout).print(audit_table(entries))
     return 0
 

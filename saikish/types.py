@@ -49,7 +49,7 @@ class Risk(enum.Enum):
 
 
 class Autonomy(enum.Enum):
-    """How much the person lets saikish do without asking (SPEC 4.3)."""
+    """How much the person lets saikish do without asking (docs/SPEC.md §4.3)."""
 
     FULL_AUTO = "full-auto"
     SUPERVISED = "supervised"
@@ -91,7 +91,7 @@ class Outcome(enum.Enum):
 
 
 class Source(enum.Enum):
-    """Which step of the pipeline decided (SPEC 4.1, 8)."""
+    """Which step of the pipeline decided (docs/SPEC.md §4.1, §8)."""
 
     RULE = "rule"
     AUTONOMY = "autonomy"

@@ -1,4 +1,4 @@
-"""Shared test fixtures: isolated config/state dirs, the shared/ material, a CLI runner."""
+"""Shared test fixtures: isolated config/state dirs, the fixture files, a CLI runner."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ import pytest
 from saikish.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+# Wire captures and the NL2Bash corpus travel with the repository (tests/fixtures/README.md).
+SHARED = ROOT / "tests" / "fixtures"
 
 
 def shared_path(*parts: str) -> Path:
-    """A file under ../shared, or skip the test with the reason when it is absent."""
+    """A file under tests/fixtures; a missing one fails the test rather than skipping it."""
     path = SHARED.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"{path} is not here: the shared/ material sits beside the checkout")
+    assert path.exists(), f"{path} is missing: tests/fixtures is part of the repository"
     return path
 
 

@@ -1,4 +1,4 @@
-"""The hand-edited allowlist file (SPEC 4.5): nothing a person wrote is ever lost."""
+"""The hand-edited allowlist file (docs/SPEC.md §4.5): nothing a person wrote is ever lost."""
 
 from __future__ import annotations
 

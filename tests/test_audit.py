@@ -1,4 +1,4 @@
-"""The audit ledger (SPEC 4.6): one redacted JSON line per decision, rotated."""
+"""The audit ledger (docs/SPEC.md §4.6): one redacted JSON line per decision, rotated."""
 
 from __future__ import annotations
 

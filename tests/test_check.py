@@ -7,6 +7,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Run, shared_path
 
 CLI = Callable[..., Run]
@@ -66,6 +68,7 @@ def test_check_needs_a_command(cli: CLI) -> None:
     assert cli("check").code == 2
 
 
+@pytest.mark.slow
 def test_every_corpus_command_gets_a_decision(cli: CLI) -> None:
     corpus = shared_path("corpus", "nl2bash.cm")
     run = cli("check", "--batch", str(corpus))

@@ -251,7 +251,7 @@ RULED = [
     ("git diff HEAD", "Bash(git diff:*)", "Claude Code's colon syntax"),
     ("uv run pytest -x", "Bash(uv run pytest *)", "a rule naming the runner and the command"),
     ("sort -o out.txt in.txt", "Bash(sort -o *)", "the rule names sort -o: inside the workspace"),
-    ("tar xzf a.tgz", "Bash(tar *)", "SPEC §4.7: Bash(tar *) covers tar xzf a.tgz"),
+    ("tar xzf a.tgz", "Bash(tar *)", "docs/SPEC.md §4.7: Bash(tar *) covers tar xzf a.tgz"),
     ("tar -xzf a.tgz -C build", "Bash(tar *)", "extract into the workspace"),
     ("pytest -x -q tests/test_a.py", "Bash(pytest *)", "pytest with options"),
     ("pytest", "Bash(pytest *)", "bare pytest"),

@@ -1,4 +1,4 @@
-"""The tool loop (SPEC 6) with a scripted approver: soft, hard, edited and "always" answers."""
+"""The tool loop (docs/SPEC.md §6), scripted approver: soft, hard, edited and "always" answers."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ class ScriptedApprover:
         return self.answers.pop(0)(request)
 
 
-def agent_for(turns: list[dict[str, object]], answers: list[Answer], workspace: Path,
+def agent_for(turns: list[object], answers: list[Answer], workspace: Path,
               allowlist: Allowlist | None = None) -> tuple[Agent, ScriptedApprover, Session]:
     session = Session(Config(), str(workspace), allowlist=allowlist)
     approver = ScriptedApprover(answers)
@@ -47,7 +47,7 @@ def bash(command: str) -> dict[str, object]:
 
 
 def results(agent: Agent) -> list[tuple[str, str]]:
-    out = []
+    out: list[tuple[str, str]] = []
     for message in agent.messages:
         if isinstance(message, ToolResults):
             out.extend((r.call_id, r.content) for r in message.results)

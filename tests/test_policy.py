@@ -1,4 +1,4 @@
-"""The decision pipeline (SPEC 4.1-4.4), table-driven: one row per case, with its reason."""
+"""The decision pipeline (docs/SPEC.md §4.1-§4.4) as tables: one row per case, with its reason."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ WORKSPACE = "/srv/project"
 
 
 def context(autonomy: Autonomy = Autonomy.CAUTIOUS, mode: Mode = Mode.EVENT_BASED,
-            allow: list[object] | None = None, deny: list[str] | None = None) -> Context:
+            allow: list[object] | None = None, deny: list[object] | None = None) -> Context:
     rules = RuleSet(
         config_allow=tuple(parse_rule(r, "test") for r in (ALLOW if allow is None else allow)),
         config_deny=tuple(parse_rule(r, "test") for r in (DENY if deny is None else deny)))

@@ -1,4 +1,4 @@
-"""The approval prompt and preview (SPEC 5), through prompt_toolkit's pipe input."""
+"""The approval prompt and preview (docs/SPEC.md §5), through prompt_toolkit's pipe input."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from prompt_toolkit.application import create_app_session
@@ -19,11 +20,14 @@ from saikish.executor import ApprovalRequest
 from saikish.policy import decide
 from saikish.session import Session
 from saikish.tools import builtin_tools
-from saikish.types import Outcome, Source, ToolCall
+from saikish.types import Decision, Outcome, Source, ToolCall, ToolResult
 from saikish.ui.approver import TerminalApprover
+from saikish.ui.box import FittedBox
 from saikish.ui.inert import inert
-from saikish.ui.preview import approval_panel
-from saikish.ui.prompt import Choice, PromptOptions, ask_choice
+from saikish.ui.preview import approval_panel, approval_parts
+from saikish.ui.prompt import Choice, Drawn, Frame, PromptOptions, ask_choice
+from saikish.ui.record import DecisionRecord
+from saikish.ui.render import ConsoleReporter
 
 RIGHT, LEFT, DOWN, UP, ESC, CTRL_C = "\x1b[C", "\x1b[D", "\x1b[B", "\x1b[A", "\x1b", "\x03"
 
@@ -37,7 +41,7 @@ def pipe() -> Iterator[PipeInput]:
 def choose(pipe: PipeInput, keys: str, offer_always: bool = True,
            timeout_s: float | None = 30) -> Choice:
     pipe.send_text(keys)
-    return ask_choice(lambda width, left: "box",
+    return ask_choice(lambda frame: Drawn("box"),
                       PromptOptions(offer_always=offer_always, timeout_s=timeout_s,
                                     input=pipe, output=DummyOutput()))
 
@@ -62,6 +66,14 @@ def choose(pipe: PipeInput, keys: str, offer_always: bool = True,
     (CTRL_C, Choice.STOP),
     ("xqz" + "y", Choice.YES),  # other keys do nothing
     ("\t\r", Choice.ALWAYS_SESSION),
+    ("1", Choice.YES),
+    ("2", Choice.ALWAYS_SESSION),
+    ("3", Choice.ALWAYS_REMEMBER),
+    ("4", Choice.EDIT),
+    ("5", Choice.NO),
+    ("6", Choice.STOP),
+    ("\x1b[6~\x1b[5~" + "y", Choice.YES),  # PgDn, PgUp scroll; they choose nothing
+    ("7" + "9" + "0" + "n", Choice.NO),  # numbers past the choices do nothing
 ])
 def test_keys_pick_choices(pipe: PipeInput, keys: str, expected: Choice) -> None:
     assert choose(pipe, keys) is expected
@@ -70,6 +82,9 @@ def test_keys_pick_choices(pipe: PipeInput, keys: str, expected: Choice) -> None
 @pytest.mark.parametrize(("keys", "expected"), [
     (RIGHT + "\r", Choice.EDIT),
     ("a" + "s" + "y", Choice.YES),  # always is not offered: a and s do nothing
+    ("2", Choice.EDIT),  # the shown choices are numbered in order
+    ("4", Choice.STOP),
+    ("5" + "y", Choice.YES),
 ])
 def test_without_always(pipe: PipeInput, keys: str, expected: Choice) -> None:
     assert choose(pipe, keys, offer_always=False) is expected
@@ -81,21 +96,40 @@ def test_timeout_rejects(pipe: PipeInput) -> None:
 
 def test_countdown_is_redrawn_as_it_runs(pipe: PipeInput) -> None:
     now = [0.0]
-    seen: list[int | None] = []
+    seen: list[str | None] = []
 
     def clock() -> float:
         now[0] += 0.25
         return now[0]
 
-    def render(width: int, left: int | None) -> str:
-        seen.append(left)
-        return f"auto-deny in {left}s"
+    def render(frame: Frame) -> Drawn:
+        seen.append(frame.countdown)
+        return Drawn(str(frame.countdown))
 
     choice = ask_choice(render, PromptOptions(timeout_s=3, clock=clock, input=pipe,
                                               output=DummyOutput()))
     assert choice is Choice.TIMEOUT
-    counts = [s for s in seen if s is not None]
+    counts = [int(s.removeprefix("auto-deny in ").rstrip("s")) for s in seen if s]
     assert counts[0] >= 2 and counts == sorted(counts, reverse=True) and len(set(counts)) >= 2
+
+
+def test_scrolling_pauses_the_countdown(pipe: PipeInput) -> None:
+    now = [0.0]
+    seen: list[str | None] = []
+
+    def render(frame: Frame) -> Drawn:
+        now[0] += 1.0  # each frame, a second passes
+        seen.append(frame.countdown)
+        if frame.countdown == "countdown paused" and seen.count(frame.countdown) == 3:
+            pipe.send_text("y")  # answer only after the clock has run past the deadline
+        return Drawn("box", scroll=frame.scroll, max_scroll=10, page=5)
+
+    pipe.send_text("\x1b[6~")  # PgDn
+    choice = ask_choice(render, PromptOptions(timeout_s=2, clock=lambda: now[0], input=pipe,
+                                              output=DummyOutput()))
+    assert choice is Choice.YES
+    assert seen[0] is not None and seen[0].startswith("auto-deny in ")
+    assert now[0] > 2 and seen[-1] == "countdown paused"
 
 
 # -- the preview ----------------------------------------------------------------
@@ -162,11 +196,79 @@ def test_the_rest_of_the_batch_is_named(ws: Path) -> None:
     assert "call 1 of 3 · next: bash: npm test, write_file: x.txt" in text
 
 
-def test_long_content_is_cut_with_a_note(ws: Path) -> None:
+def test_the_pager_view_holds_every_line(ws: Path) -> None:
     content = "".join(f"line {n}\n" for n in range(200))
     text = render(ToolCall("1", "write_file", {"path": "big.txt", "content": content}), ws)
-    assert "line 0" in text and "line 199" not in text
-    assert "160 more lines not shown" in text
+    assert "line 0" in text and "line 199" in text and "+200 −0" in text
+
+
+# -- the box at every terminal size -------------------------------------------------
+
+TALL = "".join(f"line {n} of the tall file\n" for n in range(150))
+CHAIN = " && ".join(f"touch f{n}" for n in range(30))
+LONG = "echo " + " ".join(f"word{n}" for n in range(400)) + " > out.txt"
+CALLS = {
+    "tall write": ToolCall("1", "write_file", {"path": "tall.txt", "content": TALL}),
+    "long chain": ToolCall("1", "bash", {"command": CHAIN}),
+    "long command": ToolCall("1", "bash", {"command": LONG}),
+}
+SIZES = [(60, 24), (80, 24), (120, 40)]
+
+
+def draw(call: ToolCall, ws: Path, width: int, height: int, scroll: int = 0) -> list[str]:
+    session = Session(Config(), str(ws))
+    request = ApprovalRequest(call, decide(call, session.context(builtin_tools())), 0, (call,),
+                              str(ws))
+    drawn = FittedBox(approval_parts(request)).draw(Frame(width, height, scroll,
+                                                          "auto-deny in 9s"))
+    buffer = io.StringIO()
+    Console(file=buffer, width=width, color_system=None).print(drawn.renderable)
+    return buffer.getvalue().rstrip("\n").split("\n")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+@pytest.mark.parametrize("case", list(CALLS))
+def test_the_box_fits_the_terminal_and_keeps_its_reasons(ws: Path, case: str,
+                                                         size: tuple[int, int]) -> None:
+    width, height = size
+    lines = draw(CALLS[case], ws, width, height - 4)  # the choices and help go below
+    text = "\n".join(lines)
+    assert len(lines) <= height - 4 and all(len(line) <= width for line in lines)
+    assert "· WRITE" in lines[0]  # the header
+    assert "why:" in text and "always would allow:" in text
+    assert "auto-deny in 9s" in lines[-1]
+    # Never hidden: the end of what will run is on screen, or the box says there is more.
+    end = {"tall write": "line 149 of", "long chain": "touch f29", "long command": "word399"}
+    assert end[case] in text or re.search(r"lines 1–\d+ of \d+ · PgUp PgDn", text)
+
+
+def test_the_risk_lines_stay_when_there_is_room(ws: Path) -> None:
+    text = "\n".join(draw(CALLS["long command"], ws, 60, 20))
+    assert re.search(r"WRITE\s+> out.txt\s+needs approval", text)
+    assert re.search(r"READ-ONLY\s+echo word0", text)
+
+
+def test_a_chain_too_long_for_its_risk_lines_counts_them(ws: Path) -> None:
+    text = "\n".join(draw(CALLS["long chain"], ws, 60, 20))
+    assert "30 parts: 30 need approval (WRITE), 0 permitted" in text
+
+
+def test_the_body_scrolls_to_its_end_and_no_further(ws: Path) -> None:
+    lines = draw(CALLS["tall write"], ws, 80, 20, scroll=10**6)
+    text = "\n".join(lines)
+    assert "line 149 of the tall file" in text and "line 0 of" not in text
+    assert re.search(r"lines \d+–151 of 151", text)
+
+
+def test_a_small_call_is_drawn_whole(ws: Path) -> None:
+    text = "\n".join(draw(ToolCall("1", "bash", {"command": "touch a"}), ws, 60, 20))
+    assert "PgUp" not in text and "touch a" in text and "why:" in text
+
+
+def test_padding_cannot_push_a_command_out_of_sight(ws: Path) -> None:
+    call = ToolCall("1", "bash", {"command": "echo hi" + " " * 300 + "; rm -rf ~/x"})
+    text = "\n".join(draw(call, ws, 60, 20))
+    assert "echo hi⟨300 blanks⟩; rm -rf ~/x" in text
 
 
 def test_model_text_is_made_inert(ws: Path) -> None:
@@ -194,10 +296,9 @@ def request_for(command: str, ws: Path) -> ApprovalRequest:
     return ApprovalRequest(call, assessment, 0, (call,), str(ws))
 
 
-def approver(pipe: PipeInput, **kwargs: object) -> TerminalApprover:
+def approver(pipe: PipeInput, **kwargs: Any) -> TerminalApprover:
     console = Console(file=io.StringIO(), width=100)
-    return TerminalApprover(console, input=pipe, output=DummyOutput(),  # type: ignore[arg-type]
-                            **kwargs)
+    return TerminalApprover(console, input=pipe, output=DummyOutput(), **kwargs)
 
 
 def test_no_asks_for_feedback_and_rejects_soft(pipe: PipeInput, ws: Path) -> None:
@@ -247,3 +348,87 @@ def test_edit_inline_without_an_editor(pipe: PipeInput, ws: Path) -> None:
     decision = approver(pipe, environ={}).ask(request_for("npm install abc", ws))
     assert decision.edited_call is not None
     assert decision.edited_call.arguments == {"command": "npm install yz"}
+
+
+# -- cancel never approves (docs/SPEC.md §4.8); keys in sub-steps: tests/test_pty.py ---------
+
+def asked(pipe: PipeInput, keys: str, ws: Path, command: str = "npm install x",
+          **kwargs: Any) -> tuple[Decision, str]:
+    pipe.send_text(keys)
+    out = io.StringIO()
+    decision = TerminalApprover(Console(file=out, width=100), input=pipe, output=DummyOutput(),
+                                **kwargs).ask(request_for(command, ws))
+    return decision, out.getvalue()
+
+
+def test_an_editor_that_fails_or_changes_nothing_returns_to_the_box(
+        pipe: PipeInput, ws: Path, tmp_path: Path) -> None:
+    for name, body in (("fails", "exit 3"), ("keeps", "true")):
+        editor = tmp_path / f"{name}.sh"
+        editor.write_text(f"#!/bin/sh\n{body}\n")
+        editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+        decision, out = asked(pipe, "e", ws, environ={"EDITOR": str(editor)}, timeout_s=0.5)
+        assert decision.outcome is Outcome.REJECTED_HARD and decision.edited_call is None, name
+        assert ("exited with 3" if name == "fails" else "nothing was changed") in out, name
+
+
+def test_the_record_never_claims_a_rule_was_saved(pipe: PipeInput, ws: Path) -> None:
+    decision, out = asked(pipe, "a\r", ws)
+    assert decision.remember == ("Bash(npm install *)",) and decision.persist
+    assert "saved" not in out  # only the session, after writing the file, says where it went
+    assert "approved by you · always: Bash(npm install *)" in out
+
+
+# -- the record left in the scrollback ---------------------------------------------
+
+def record(call: ToolCall, ws: Path, width: int = 60, max_lines: int = 6) -> list[str]:
+    buffer = io.StringIO()
+    Console(file=buffer, width=width, color_system=None).print(
+        DecisionRecord(call, "approved by you, once", "green", str(ws), max_lines))
+    return buffer.getvalue().rstrip("\n").split("\n")
+
+
+def test_a_short_call_is_one_line(ws: Path) -> None:
+    assert record(ToolCall("1", "bash", {"command": "touch a"}), ws) == [
+        "● bash touch a · approved by you, once"]
+
+
+def test_a_long_command_wraps_at_spaces_and_ends_with_its_length(ws: Path) -> None:
+    words = [f"word{n}" for n in range(400)]
+    command = "echo " + " ".join(words)
+    lines = record(ToolCall("1", "bash", {"command": command}), ws)
+    assert lines[0] == "● bash · approved by you, once" and len(lines) == 7
+    assert all(len(line) <= 60 for line in lines)
+    assert lines[-1].endswith(f" … ({len(command):,} characters)")
+    shown = " ".join(line.strip() for line in lines[1:]).split(" … ")[0].split()
+    assert shown == ["echo", *words[:len(shown) - 1]], "every word shown whole, in order"
+
+
+def test_a_command_that_fits_is_shown_whole(ws: Path) -> None:
+    command = "git status && " + " && ".join(f"touch file{n}" for n in range(8))
+    lines = record(ToolCall("1", "bash", {"command": command}), ws)
+    assert " ".join(line.strip() for line in lines[1:]) == command and "…" not in lines[-1]
+
+
+def test_a_write_record_has_its_diff_stat(ws: Path) -> None:
+    (ws / "notes.md").write_text("one\ntwo\nthree\n")
+    call = ToolCall("1", "write_file", {"path": "notes.md", "content": "one\n2\nthree\nfour\n"})
+    assert record(call, ws, width=100) == [
+        "● write_file notes.md  +2 −1 · approved by you, once"]
+    new = ToolCall("1", "write_file", {"path": "new.md", "content": "a\nb\n"})
+    assert "new.md  +2 −0  (new file)" in record(new, ws, width=100)[0]
+
+
+def test_a_record_is_inert(ws: Path) -> None:
+    lines = record(ToolCall("1", "bash", {"command": "echo \x1b[2J hi"}), ws)
+    assert "\x1b" not in "".join(lines) and "\\x1b[2J" in lines[0]
+
+
+def test_results_keep_to_the_gutter_and_hide_the_note_to_the_model(ws: Path) -> None:
+    buffer = io.StringIO()
+    reporter = ConsoleReporter(Console(file=buffer, width=40, color_system=None,
+                                       force_terminal=True))
+    note = '\n[The person edited this call before it ran. It ran with arguments {"command": "x"}]'
+    reporter.ran(ToolCall("1", "bash", {}), ToolResult("1", "bash", "y" * 100 + note))
+    lines = buffer.getvalue().rstrip("\n").split("\n")
+    assert lines == ["  │ " + "y" * 35 + "…", "  (ran as you edited it)"]

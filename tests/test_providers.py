@@ -39,14 +39,14 @@ def load(api: str, name: str) -> tuple[bytes, dict[str, Any]]:
 
 def openai_model(url: str, provider: str = "openai") -> OpenAICompatModel:
     model = OpenAICompatModel(provider, "test-model", "sk-test", f"{url}/v1")
-    model.remote.sleep = [].append  # record waits, never sleep
+    model.remote.sleep = list[float]().append  # record waits, never sleep
     model.remote.notice = lambda text: None
     return model
 
 
 def anthropic_model(url: str) -> AnthropicModel:
     model = AnthropicModel("claude-test", "sk-ant-test", url)
-    model.remote.sleep = [].append
+    model.remote.sleep = list[float]().append
     model.remote.notice = lambda text: None
     return model
 

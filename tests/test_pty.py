@@ -1,18 +1,24 @@
-"""End to end in a real pseudo-terminal: keys in, screen out, files on disk (SPEC 5, 9)."""
+"""End to end in a real pty: keys in, screen out, files on disk (docs/SPEC.md §5, §9)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import re
 import stat
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
+import pyte
 import pytest
 
 from saikish.ui.prompt import READY_MARK
+
+pytestmark = pytest.mark.slow  # each test starts saikish in a real pseudo-terminal
 
 PROMPT = "›"
 RIGHT, LEFT, ESC = "\x1b[C", "\x1b[D", "\x1b"
@@ -22,9 +28,13 @@ class Shell:
     """saikish running in a pty, with everything it printed kept for assertions."""
 
     def __init__(self, script: str, tmp: Path, *args: str, env: dict[str, str] | None = None,
-                 model: str | None = None):
+                 model: str | None = None, size: tuple[int, int] = (120, 40)):
         (tmp / "s.yml").write_text(script, encoding="utf-8")
         self.log = io.StringIO()
+        columns, rows = size
+        self.terminal = pyte.Screen(columns, rows)
+        self.stream = pyte.Stream(self.terminal)
+        self.fed = 0
         # pexpect never answers the cursor-position request a real terminal would.
         environment = {**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1",
                        **(env or {})}
@@ -32,7 +42,7 @@ class Shell:
         self.child = pexpect.spawn(sys.executable, ["-m", "saikish", "-m",
                                                     model or f"script:{tmp / 's.yml'}", *args],
                                    env=environment, encoding="utf-8", timeout=20,
-                                   dimensions=(40, 120))
+                                   dimensions=(rows, columns))
         self.child.logfile_read = self.log
         self.expect(PROMPT)
 
@@ -49,6 +59,27 @@ class Shell:
 
     def press(self, keys: str) -> None:
         self.child.send(keys)
+
+    def screen(self) -> list[str]:
+        """The terminal's rows as a person sees them now (a VT100 emulator fed the output)."""
+        text = self.log.getvalue()
+        self.stream.feed(text[self.fed:])
+        self.fed = len(text)
+        return [line.rstrip() for line in self.terminal.display]
+
+    def on_screen(self, text: str, seconds: float = 20) -> None:
+        """Wait until `text` is on the screen (redraws send only what changed)."""
+        deadline = time.monotonic() + seconds
+        while text not in "\n".join(self.screen()):
+            assert time.monotonic() < deadline, f"{text!r} never on screen:\n" + \
+                "\n".join(self.screen())
+            with contextlib.suppress(pexpect.TIMEOUT):
+                self.child.expect(r"[\s\S]+", timeout=0.2)
+
+    def resize(self, columns: int, rows: int) -> None:
+        self.screen()
+        self.terminal.resize(rows, columns)
+        self.child.setwinsize(rows, columns)
 
     def quit(self, at_prompt: bool = False) -> int:
         """Ctrl-D at the prompt (waiting for it first unless it is already there)."""
@@ -69,8 +100,8 @@ def shell(tmp_path: Path) -> Iterator[list[Shell]]:
 
 
 def start(shells: list[Shell], script: str, tmp: Path, *args: str,
-          env: dict[str, str] | None = None) -> Shell:
-    created = Shell(script, tmp, *args, env=env)
+          env: dict[str, str] | None = None, size: tuple[int, int] = (120, 40)) -> Shell:
+    created = Shell(script, tmp, *args, env=env, size=size)
     shells.append(created)
     return created
 
@@ -140,7 +171,7 @@ def test_always_remember_covers_the_next_call_without_asking(
     s.say("go")
     s.box()
     s.press("a")
-    s.expect("Rule (edit, Enter to accept)")
+    s.expect("Rule (edit, Enter to accept")
     s.press("\r")
     s.expect("Second turn here.")
     assert (ws / "a").exists() and (ws / "b").exists()
@@ -164,6 +195,7 @@ def test_edit_with_editor_is_shown_again_and_runs_edited(
     s.press("y")
     s.expect("Second turn here.")
     assert (ws / "right").exists() and not (ws / "wrong").exists()
+    assert '{"command"' not in s.log.getvalue()  # the note to the model is not echoed
     assert s.quit() == 0
 
 
@@ -198,7 +230,7 @@ def test_resize_mid_prompt_keeps_it_working(shell: list[Shell], ws: Path,
     s = start(shell, batch("touch a"), tmp_path)
     s.say("go")
     s.box()
-    s.child.setwinsize(30, 70)
+    s.resize(70, 30)
     s.box()  # redrawn at the new size
     s.press("y")
     s.expect("Second turn here.")
@@ -277,3 +309,186 @@ def test_ctrl_c_cancels_a_streaming_answer_and_keeps_the_conversation(
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     assert messages[2]["content"].startswith("Thinking hard")
     assert "interrupted" in messages[2]["content"]
+
+
+# -- the box at every size (issue 14) ---------------------------------------------
+
+def one_call(name: str, arguments: dict[str, str]) -> str:
+    import yaml
+
+    return yaml.safe_dump([{"text": "On it.", "tool_calls": [{"name": name,
+                                                                "arguments": arguments}]},
+                           {"text": "Second turn here."}], width=10**6)
+
+
+TALL = "".join(f"line {n} of the tall file\n" for n in range(150))
+CALLS = {
+    "tall write": ("write_file", {"path": "tall.txt", "content": TALL}),
+    "long chain": ("bash", {"command": " && ".join(f"touch f{n}" for n in range(30))}),
+    "long command": ("bash", {"command": "echo " + " ".join(f"w{n}" for n in range(600))
+                              + " > tall.txt"}),
+}
+SIZES = [(60, 24), (80, 24), (120, 40)]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+@pytest.mark.parametrize("case", list(CALLS))
+def test_the_whole_box_and_its_choices_are_on_screen(
+        shell: list[Shell], ws: Path, tmp_path: Path, case: str, size: tuple[int, int]) -> None:
+    s = start(shell, one_call(*CALLS[case]), tmp_path, size=size)
+    s.say("go")
+    s.box()
+    screen = s.screen()
+    text = "\n".join(screen)
+    assert any(line.startswith("╭─  ") and "· WRITE" in line for line in screen), text
+    assert "why:" in text and "always would allow:" in text, text
+    assert re.search(r"auto-deny in \d+s\s+─╯", text), text
+    for label in ("1 Yes", "4 Edit", "5 No, tell it why", "6 No, stop (Esc)"):
+        assert label in text, (label, text)
+    box_end = next(n for n, line in enumerate(screen) if line.startswith("╰"))
+    assert "1 Yes" in screen[box_end + 1], "the choices sit right under the box"
+    assert "lines 1–" in text and "PgUp PgDn" in text or case == "long command", text
+    s.press(ESC)
+    s.expect("stopped")
+    assert not (ws / "tall.txt").exists() and not (ws / "f0").exists()
+    assert s.quit() == 0
+
+
+def test_page_down_scrolls_and_v_shows_it_all_in_the_pager(
+        shell: list[Shell], ws: Path, tmp_path: Path) -> None:
+    s = start(shell, one_call(*CALLS["tall write"]), tmp_path, env={"PAGER": "cat"},
+              size=(80, 24))
+    s.say("go")
+    s.box()
+    s.press("\x1b[6~")  # PgDn
+    s.on_screen("countdown paused")
+    assert "line 0 of the tall file" not in "\n".join(s.screen())  # scrolled a page
+    s.press("v")
+    s.expect("line 149 of the tall file")
+    s.box()  # back in the box after the pager
+    s.press("1")
+    s.expect("Second turn here.")
+    assert (ws / "tall.txt").read_text() == TALL
+    record = s.log.getvalue()
+    assert "approved by you, once" in record and "+150 −0" in record
+    assert s.quit() == 0
+
+
+def test_the_record_keeps_a_long_command_whole_or_says_how_long(
+        shell: list[Shell], ws: Path, tmp_path: Path) -> None:
+    s = start(shell, one_call(*CALLS["long command"]), tmp_path, size=(60, 24))
+    s.say("go")
+    s.box()
+    s.press("y")
+    s.expect("Second turn here.")
+    screen = "\n".join(s.screen())
+    assert "approved by you, once" in screen and "echo w0 w1 w2" in screen
+    assert re.search(r" w\d+ … \(\d,\d{3} characters\)", screen), screen  # never mid-word
+    assert s.quit() == 0
+
+
+# -- cancel never approves (docs/SPEC.md §4.8, issue 9) --------------------------------------
+
+WRITE = one_call("write_file", {"path": "new.txt", "content": "hello\n"})
+
+
+def cancel_then_stop(s: Shell, ws: Path, first: str, marker: str, cancel: str) -> str:
+    """Open a sub-step, back out of it, see the box again, stop; return everything shown."""
+    s.say("go")
+    s.box()
+    s.press(first)
+    s.expect(marker)
+    s.press(cancel)
+    s.expect("back to the box")
+    s.box()
+    s.press(ESC)
+    s.expect("stopped by you")
+    s.expect(PROMPT)
+    assert not (ws / "new.txt").exists()
+    return s.log.getvalue()
+
+
+@pytest.mark.parametrize(("first", "marker", "cancel"), [
+    ("a", "Rule (edit, Enter to accept", ESC),
+    ("a", "Rule (edit, Enter to accept", "\x03"),
+    ("s", "Rule (edit, Enter to accept", ESC),
+    ("n", "Tell the model why", ESC),
+    ("n", "Tell the model why", "\x03"),
+    ("e", "Edit (Alt-Enter", "\x03"),
+    ("e", "Edit (Alt-Enter", ESC),
+], ids=["rule-esc", "rule-ctrl-c", "session-rule-esc", "feedback-esc", "feedback-ctrl-c",
+        "inline-edit-ctrl-c", "inline-edit-esc"])
+def test_backing_out_of_a_step_never_runs_the_call(
+        shell: list[Shell], ws: Path, tmp_path: Path, first: str, marker: str,
+        cancel: str) -> None:
+    s = start(shell, WRITE, tmp_path)
+    shown = cancel_then_stop(s, ws, first, marker, cancel)
+    assert "saved to" not in shown and "approved" not in shown
+    assert not (ws.parent / "config" / "allowlist.yaml").exists()
+    assert "Second turn here." not in shown
+    assert s.quit(at_prompt=True) == 0
+
+
+@pytest.mark.parametrize(("body", "why"), [("exit 1", "exited with 1"),
+                                           ("true", "nothing was changed")],
+                         ids=["editor-fails", "editor-changes-nothing"])
+def test_an_editor_that_fails_or_changes_nothing_never_runs_the_call(
+        shell: list[Shell], ws: Path, tmp_path: Path, body: str, why: str) -> None:
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f"#!/bin/sh\n{body}\n")
+    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+    s = start(shell, WRITE, tmp_path, env={"EDITOR": str(editor)})
+    s.say("go")
+    s.box()
+    s.press("e")
+    s.expect(why)
+    s.expect("back to the box")
+    s.box()
+    s.press(ESC)
+    s.expect("stopped by you")
+    s.expect(PROMPT)
+    assert not (ws / "new.txt").exists()
+    assert s.quit(at_prompt=True) == 0
+
+
+def test_saved_is_said_only_once_the_file_holds_the_rule(
+        shell: list[Shell], ws: Path, tmp_path: Path) -> None:
+    s = start(shell, WRITE, tmp_path)
+    s.say("go")
+    s.box()
+    s.press("a")
+    s.expect("Rule (edit, Enter to accept")
+    s.press("\r")
+    s.expect("saved to ")
+    s.expect("Second turn here.")
+    allowlist = (ws.parent / "config" / "allowlist.yaml").read_text()
+    assert "{tool: write_file, when: {path: new.txt}}" in allowlist and (ws / "new.txt").exists()
+    assert s.quit() == 0
+
+
+def test_help_is_aligned(shell: list[Shell], ws: Path, tmp_path: Path) -> None:
+    s = start(shell, "- text: hi\n", tmp_path, size=(80, 40))
+    s.say("/help")
+    s.expect("Ctrl-D exits")
+    from saikish.ui.commands import COMMANDS
+
+    screen = "\n".join(s.screen())
+    starts = set()
+    for name, command in COMMANDS.items():
+        row = next(line for line in screen.splitlines()
+                   if line.startswith(f"/{name} ") and line.endswith(command.help))
+        starts.add(row.index(command.help))
+    assert len(starts) == 1, screen
+    assert s.quit() == 0
+
+
+def test_the_repl_names_a_rule_that_matches_no_tool(shell: list[Shell], ws: Path,
+                                                    tmp_path: Path) -> None:
+    config = ws.parent / "config"
+    config.mkdir()
+    (config / "allowlist.yaml").write_text("allow:\n  - Edit\n")
+    s = start(shell, "- text: hi\n", tmp_path)
+    shown = " ".join(" ".join(s.screen()).split())  # lines wrap at spaces
+    assert "allowlist.yaml:2: rule 'Edit' names no saikish tool" in shown
+    assert "saikish's file tools are write_file/edit_file: use edit_file" in shown
+    assert s.quit(at_prompt=True) == 0

@@ -1,4 +1,4 @@
-"""The sandbox (SPEC 4.9) on real bubblewrap: what runs inside cannot write outside the
+"""The sandbox (docs/SPEC.md §4.9) on real bubblewrap: what runs inside cannot write outside the
 workspace or reach the network; what the person approved in the box runs as approved.
 
 Every test that needs bwrap skips with the reason when bwrap cannot run here.

@@ -1,4 +1,4 @@
-"""The sandbox's setup (SPEC 4.9): agent.yml, --sandbox, the probe, the banner, and the
+"""The sandbox's setup (docs/SPEC.md §4.9): agent.yml, --sandbox, the probe, the banner, and the
 macOS profile (which these tests only read: they run on Linux)."""
 
 from __future__ import annotations

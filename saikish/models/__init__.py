@@ -1,4 +1,4 @@
-"""Choosing a model from `-m PROVIDER:MODEL` or agent.yml's `llm:` (SPEC 2, 8)."""
+"""Choosing a model from `-m PROVIDER:MODEL` or agent.yml's `llm:` (docs/SPEC.md §2, §8)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Assemble an Anthropic Messages stream from its raw events (shared/wire contract 5)."""
+"""Assemble an Anthropic Messages stream from raw events (tests/fixtures/wire/README.md, 5)."""
 
 from __future__ import annotations
 

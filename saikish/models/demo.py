@@ -1,4 +1,4 @@
-"""The built-in demo (SPEC 8.1): the whole approval flow, offline, in a scratch workspace."""
+"""The built-in demo (docs/SPEC.md §8.1): the whole approval flow, offline, in a scratch dir."""
 
 from __future__ import annotations
 

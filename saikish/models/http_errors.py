@@ -1,6 +1,6 @@
 """HTTP errors from LLM servers -> what happened, whether to retry, and how long to wait.
 
-Pure code: classified from status, headers and body text (shared/wire
+Pure code: classified from status, headers and body text (tests/fixtures/wire
 contract 6). The SDKs retry every 429 alike, including insufficient_quota,
 and do not read x-ratelimit-reset-*, so the retry decision is ours.
 """

@@ -2,7 +2,7 @@
 
 The SDK's own stream helpers assume OpenAI's exact format; real servers
 differ (Ollama, vLLM, llama.cpp, TGI, gateways), so tool calls are merged
-here from raw chunk dicts, following shared/wire's client contract.
+here from raw chunk dicts, following tests/fixtures/wire's client contract.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The script model (SPEC 8.1): replays a YAML list of turns, one per model call."""
+"""The script model (docs/SPEC.md §8.1): replays a YAML list of turns, one per model call."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Tool type, the context a tool runs in, and argument validation (SPEC 3)."""
+"""The Tool type, the context a tool runs in, and argument validation (docs/SPEC.md §3)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class RunContext:
     output_limit: int = 30000
     bash_timeout: float = 120.0
     cancel: threading.Event = field(default_factory=threading.Event)
-    # Set by the executor for the calls that must run inside the sandbox (SPEC 4.9).
+    # Set by the executor for the calls that must run inside the sandbox (docs/SPEC.md §4.9).
     sandbox: Sandbox | None = None
     # What Tool.state said when the call was decided: the tool refuses if it changed.
     expected_state: str | None = None

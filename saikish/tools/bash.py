@@ -1,4 +1,5 @@
-"""The bash tool: one command in its own session, with a timeout; nothing outlives it (SPEC 3)."""
+"""The bash tool (docs/SPEC.md §3): one command in its own session, with a timeout;
+nothing it starts outlives it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""File tools: read_file, list_files, grep, write_file, edit_file (SPEC 3).
+"""File tools: read_file, list_files, grep, write_file, edit_file (docs/SPEC.md §3).
 
 Paths resolve against the workspace. Writes are atomic (temp file, fsync,
 rename), so a failed write never leaves a truncated file behind; and a write

@@ -187,7 +187,7 @@ class SandboxSetup:
             return f"sandbox: {self.sandbox.mode.value} ({tool}) failed: {self.problem}"
         writes = "no writes" if self.sandbox.mode is SandboxMode.READ_ONLY else \
             "writes only in the workspace"
-        return (f"sandbox: {self.sandbox.mode.value} ({tool}) · unapproved calls: "
+        return (f"sandbox: {self.sandbox.mode.value} ({tool}) · calls run unasked: "
                 f"no network, {writes}")
 
     def banner(self) -> tuple[str, str]:

@@ -1,4 +1,9 @@
-"""The terminal Approver: the preview and the prompt -> a Decision (SPEC 5)."""
+"""The terminal Approver: the preview and the prompt -> a Decision (docs/SPEC.md §5).
+
+Cancel never approves (docs/SPEC.md §4.8): Ctrl-C or Esc in any step after the box
+(the rule line, the feedback line, an inline edit) and an editor that fails
+or changes nothing all lead back to the box, where the person answers again.
+"""
 
 from __future__ import annotations
 
@@ -14,23 +19,30 @@ from typing import Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 from saikish.executor import ApprovalRequest
 from saikish.types import Decision, Source, ToolCall
+from saikish.ui.box import FittedBox
 from saikish.ui.inert import inert
-from saikish.ui.preview import approval_panel
-from saikish.ui.prompt import Choice, PromptOptions, ask_choice
+from saikish.ui.preview import approval_panel, approval_parts
+from saikish.ui.prompt import Choice, PromptOptions, ask_choice, to_ansi
+from saikish.ui.record import DecisionRecord
 
 # Which argument Edit opens, per tool; other tools edit their arguments as JSON.
 EDITED_ARGUMENT = {"bash": "command", "write_file": "content", "edit_file": "new_string"}
 
 
+class Cancelled(Exception):
+    """The person backed out of a step after the box: show the box again."""
+
+
 @dataclass
 class TerminalApprover:
-    """Asks the person in the terminal; prints a one-line summary of each answer."""
+    """Asks the person in the terminal; leaves a record of each answer in the scrollback."""
 
     console: Console
     timeout_s: float | None = 30.0
@@ -41,19 +53,37 @@ class TerminalApprover:
 
     def ask(self, request: ApprovalRequest) -> Decision:
         """Show the box until the person decides or the countdown runs out."""
-        choice = ask_choice(
-            lambda width, left: approval_panel(request, left),
-            self._options(offer_always=bool(request.assessment.proposed_rules)))
-        decision = self._decide(choice, request)
-        self._summary(request.call, choice, decision)
-        return decision
+        box = FittedBox(approval_parts(request))
+        options = self._options(request)
+        while True:
+            choice = ask_choice(box.draw, options)
+            try:
+                decision = self._decide(choice, request)
+            except Cancelled as why:
+                self.console.print(Text(f"{why} · back to the box", style="dim"))
+                continue
+            self.console.print(DecisionRecord(request.call, _verdict(choice, decision),
+                                              "green" if decision.approved else "red",
+                                              request.workspace))
+            return decision
 
-    def _options(self, offer_always: bool) -> PromptOptions:
-        options = PromptOptions(offer_always=offer_always, timeout_s=self.timeout_s or None,
-                                input=self.input, output=self.output)
+    def _options(self, request: ApprovalRequest) -> PromptOptions:
+        options = PromptOptions(offer_always=bool(request.assessment.proposed_rules),
+                                timeout_s=self.timeout_s or None, input=self.input,
+                                output=self.output, pager=lambda width: self._page(request, width))
         if self.clock is not None:
             options.clock = self.clock
         return options
+
+    def _page(self, request: ApprovalRequest, width: int) -> None:
+        """The whole preview in $PAGER (less -R by default); printed when there is none."""
+        text = to_ansi(approval_panel(request, None), width) + "\n"
+        pager = self.environ.get("PAGER") or "less -R"
+        env = {**self.environ, "LESS": self.environ.get("LESS", "-R")}
+        try:
+            subprocess.run(shlex.split(pager), input=text, text=True, env=env, check=False)
+        except OSError:
+            self.console.file.write(text)
 
     def _decide(self, choice: Choice, request: ApprovalRequest) -> Decision:
         call = request.call
@@ -66,9 +96,11 @@ class TerminalApprover:
             return Decision.always(rules, persist=choice is Choice.ALWAYS_REMEMBER)
         if choice is Choice.EDIT:
             edited = self.edit_call(call)
-            return Decision.edit(edited) if edited != call else self.ask(request)
+            if edited == call:
+                raise Cancelled("nothing was changed")
+            return Decision.edit(edited)
         if choice is Choice.NO:
-            feedback = self._line("Tell the model why (optional, Enter to skip): ")
+            feedback = self._line("Tell the model why (optional, Enter to send, Esc to go back): ")
             return Decision.reject_soft(Source.USER, feedback.strip() or None)
         if choice is Choice.TIMEOUT:
             return Decision.reject_hard(
@@ -76,31 +108,37 @@ class TerminalApprover:
         return Decision.reject_hard(Source.USER, "stopped by the person")
 
     def _edit_rules(self, proposed: tuple[str, ...]) -> tuple[str, ...]:
-        """Let the person change each proposed rule before it is saved (empty drops it)."""
+        """Let the person change each proposed rule before it is kept (empty drops it)."""
         from saikish.errors import RuleError
         from saikish.rules import parse_rule
 
         out = []
         for rule in proposed:
             while True:
-                text = self._line("Rule (edit, Enter to accept): ", default=rule).strip()
+                text = self._line("Rule (edit, Enter to accept, Esc to go back): ",
+                                  default=rule).strip()
                 if not text:
                     break
                 try:
                     out.append(parse_rule(text, "your rule").text)
                     break
                 except RuleError as exc:
-                    self.console.print(f"[red]{escape(inert(str(exc)))}[/red]")
+                    self.console.print(Text(inert(str(exc)), style="red"))
         return tuple(out)
 
     def edit_call(self, call: ToolCall) -> ToolCall:
-        """The call with the person's edit, via $VISUAL/$EDITOR or an inline editor."""
+        """The call with the person's edit, via $VISUAL/$EDITOR or an inline editor.
+
+        Raises Cancelled when the edit was abandoned; the unchanged call when nothing changed.
+        """
         key = EDITED_ARGUMENT.get(call.name)
         if key is not None and isinstance(call.arguments.get(key), str):
             original = str(call.arguments[key])
             suffix = Path(str(call.arguments.get("path", ""))).suffix or (
                 ".sh" if call.name == "bash" else ".txt")
             text = self._edit_text(original, suffix)
+            if text == original:
+                return call
             return call.with_arguments({**call.arguments, key: text.rstrip("\n")
                                         if call.name == "bash" else text})
         original = json.dumps(call.wire_arguments, indent=2, ensure_ascii=False)
@@ -108,41 +146,63 @@ class TerminalApprover:
         try:
             arguments: Any = json.loads(text)
         except json.JSONDecodeError as exc:
-            self.console.print(f"[red]not valid JSON ({escape(str(exc))}); edit discarded[/red]")
-            return call
-        return call.with_arguments(arguments) if isinstance(arguments, dict) else call
+            raise Cancelled(f"not valid JSON ({exc}); edit discarded") from None
+        if not isinstance(arguments, dict):
+            raise Cancelled("the arguments must be a JSON object; edit discarded")
+        return call.with_arguments(arguments)
 
     def _edit_text(self, text: str, suffix: str) -> str:
         editor = self.environ.get("VISUAL") or self.environ.get("EDITOR")
         if not editor:
-            return self._line("Edit (Esc Enter to accept): ", default=text, multiline=True)
+            return self._line("Edit (Alt-Enter or Esc Enter to accept, Esc to go back):\n",
+                              default=text, multiline=True)
         with tempfile.NamedTemporaryFile("w", suffix=suffix, delete=False,
                                          encoding="utf-8") as handle:
             handle.write(text)
         try:
-            completed = subprocess.run([*shlex.split(editor), handle.name], check=False)
+            try:
+                completed = subprocess.run([*shlex.split(editor), handle.name], check=False)
+            except OSError as exc:
+                raise Cancelled(f"cannot start {editor}: {exc.strerror or exc}") from None
             if completed.returncode != 0:
-                self.console.print(f"[red]{escape(editor)} exited with {completed.returncode}; "
-                                   f"edit discarded[/red]")
-                return text
+                raise Cancelled(f"{editor} exited with {completed.returncode}; edit discarded")
             return Path(handle.name).read_text(encoding="utf-8")
         finally:
             Path(handle.name).unlink(missing_ok=True)
 
     def _line(self, message: str, default: str = "", multiline: bool = False) -> str:
-        session: PromptSession[str] = PromptSession(input=self.input, output=self.output)
+        """One answer typed by the person; Ctrl-C, Esc or Ctrl-D raise Cancelled."""
+        session: PromptSession[str] = PromptSession(input=self.input, output=self.output,
+                                                    key_bindings=_cancel_keys(multiline))
         try:
             return session.prompt(message, default=default, multiline=multiline)
         except (EOFError, KeyboardInterrupt):
-            return ""
+            raise Cancelled("cancelled") from None
 
-    def _summary(self, call: ToolCall, choice: Choice, decision: Decision) -> None:
-        words = {Choice.YES: "approved", Choice.ALWAYS_SESSION: "approved, always this session",
-                 Choice.ALWAYS_REMEMBER: "approved, always (saved)", Choice.EDIT: "edited",
-                 Choice.NO: "rejected", Choice.STOP: "stopped the batch",
-                 Choice.TIMEOUT: "timed out: batch stopped"}
-        detail = call.arguments.get("command") or call.arguments.get("path") or ""
-        line = f"{call.name} {detail}".strip().replace("\n", " ⏎ ")
-        style = "green" if decision.approved else "red"
-        self.console.print(f"[{style}]●[/{style}] {escape(inert(line[:80]))} "
-                           f"[dim]· {words[choice]}[/dim]", highlight=False)
+
+def _cancel_keys(multiline: bool) -> KeyBindings:
+    """Esc backs out; in a multi-line edit it waits a moment, as Esc Enter accepts there."""
+    kb = KeyBindings()
+
+    @kb.add("escape", eager=not multiline)
+    def _cancel(event: KeyPressEvent) -> None:
+        event.app.exit(exception=KeyboardInterrupt())
+
+    return kb
+
+
+def _verdict(choice: Choice, decision: Decision) -> str:
+    """The decision and who made it, for the record (never claims a rule was saved)."""
+    rules = ", ".join(decision.remember)
+    words = {
+        Choice.YES: "approved by you, once",
+        Choice.ALWAYS_SESSION: f"approved by you · always this session: {rules}",
+        Choice.ALWAYS_REMEMBER: f"approved by you · always: {rules}",
+        Choice.EDIT: "edited by you · shown again",
+        Choice.NO: "rejected by you" + (f": {decision.feedback}" if decision.feedback else ""),
+        Choice.STOP: "stopped by you · the rest of the batch is skipped",
+        Choice.TIMEOUT: "timed out: nobody answered · the batch is stopped",
+    }
+    if choice in (Choice.ALWAYS_SESSION, Choice.ALWAYS_REMEMBER) and not decision.remember:
+        return "approved by you, once (no rule given)"
+    return inert(words[choice])

@@ -1,4 +1,4 @@
-"""Slash commands of the REPL (SPEC 9): each a small function on the Repl's state."""
+"""Slash commands of the REPL (docs/SPEC.md §9): each a small function on the Repl's state."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from saikish.errors import RuleError, SaikishError
+from saikish.rule_hints import claude_code_hint, unknown_tool_warnings
 from saikish.rules import Rule, parse_rule
 from saikish.types import Autonomy, Mode
 from saikish.ui.inert import inert
@@ -43,9 +44,14 @@ def run_command(repl: Repl, line: str) -> str | None:
 
 
 def _help(repl: Repl, arg: str) -> None:
+    from rich.table import Table
+
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
     for name, command in COMMANDS.items():
-        repl.console.print(Text.assemble((f"/{name} {command.usage}".ljust(22), "bold"),
-                                         command.help))
+        table.add_row(f"/{name} {command.usage}".rstrip(), command.help)
+    repl.console.print(table)
     repl.say("Enter sends · Alt-Enter or Esc Enter: new line · Ctrl-C cancels · Ctrl-D exits")
 
 
@@ -88,13 +94,13 @@ def _config(repl: Repl, arg: str) -> None:
 
 
 def _allow(repl: Repl, arg: str) -> None:
-    rule = _rule(arg, "/allow")
+    rule = _rule(arg, "/allow", repl)
     repl.session.session_rules.append(rule)
     repl.say(f"allowed for this session: {rule}")
 
 
 def _deny(repl: Repl, arg: str) -> None:
-    rule = _rule(arg, "/deny")
+    rule = _rule(arg, "/deny", repl)
     repl.session.extra_deny += (rule,)
     repl.say(f"denied for this session: {rule}")
 
@@ -135,17 +141,25 @@ def _audit(repl: Repl, arg: str) -> None:
     from saikish.audit import read_tail
     from saikish.ui.tables import audit_table
 
-    count = int(arg) if arg.isdigit() else 20
+    if arg and not arg.isdigit():
+        raise ValueError("/audit [N]: N is how many of the last decisions to show")
+    count = int(arg) if arg else 20
+    if count == 0:
+        return
     repl.console.print(audit_table(read_tail(paths.state_dir() / "audit.jsonl", count)))
 
 
-def _rule(text: str, command: str) -> Rule:
+def _rule(text: str, command: str, repl: Repl | None = None) -> Rule:
     if not text:
         raise ValueError(f"{command} RULE, e.g. {command} 'Bash(npm test *)'")
     try:
-        return parse_rule(text, command)
+        rule = parse_rule(text, command)
     except RuleError as exc:
-        raise ValueError(inert(str(exc))) from None
+        raise ValueError(inert(f"{exc}{claude_code_hint(text)}")) from None
+    if repl is not None:  # /allow, /deny: a rule naming no tool would silently do nothing
+        for warning in unknown_tool_warnings([rule], [t.name for t in repl.agent.tools]):
+            repl.say(f"warning: {warning}", "yellow")
+    return rule
 
 
 def _choice(value: str, allowed: list[str], command: str) -> str:

@@ -1,15 +1,22 @@
-"""The approval box's content as rich renderables (SPEC 5.1). Pure: returns, never prints."""
+"""The approval box's content as rich renderables (docs/SPEC.md §5.1). Pure: returns, never prints.
+
+The box has parts with different jobs: the body (what will run) may be long
+and scrolls; the per-part risk lines, `why:` and "always would allow" are the
+reason for asking and stay in view (ui/box.py fits them to the terminal).
+"""
 
 from __future__ import annotations
 
 import difflib
 import json
 import os
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
@@ -20,9 +27,26 @@ from saikish.tools.files import apply_edit
 from saikish.types import CommandCheck, Level, Risk, ToolCall
 from saikish.ui.inert import inert
 
-MAX_LINES = 40
+# Lines of a body shown in the box; the pager (v) shows all of them.
+MAX_LINES = 2000
 LEVEL_STYLE = {Level.LOW: "green", Level.MEDIUM: "yellow", Level.HIGH: "red",
                Level.CRITICAL: "bold red"}
+# A run of blanks this long in a command is shown as a count: padding must not push
+# the tail of a command out of sight (`echo hi<200 spaces>; rm -rf ~`).
+_PADDING = re.compile(r"[ \t]{16,}")
+
+
+@dataclass(frozen=True)
+class BoxParts:
+    """The approval box cut by job: title, scrolling body, the reasons, the footer."""
+
+    title: Text
+    body: RenderableType
+    details: RenderableType | None
+    footer: tuple[RenderableType, ...]
+    border_style: str
+    # One line standing in for the risk lines when they must scroll with the body.
+    details_summary: Text | None = None
 
 
 def risk_label(risk: Risk) -> Text:
@@ -30,58 +54,107 @@ def risk_label(risk: Risk) -> Text:
     return Text(risk.name.replace("_", "-"), style=LEVEL_STYLE[risk.level])
 
 
-def approval_panel(request: ApprovalRequest, seconds_left: int | None) -> Panel:
-    """The whole box: what will run, why we ask, the rest of the batch, the countdown."""
+def approval_parts(request: ApprovalRequest, max_lines: int | None = MAX_LINES) -> BoxParts:
+    """The box's parts: what will run, why we ask, what "always" adds, the rest of the batch."""
     call, assessment = request.call, request.assessment
-    parts: list[RenderableType] = [call_body(call, request.workspace)]
-    if assessment.commands:
-        parts.append(command_table(assessment.commands))
-    parts.append(Text(f"why: {inert(assessment.reason)}", style="dim"))
+    footer: list[RenderableType] = [Text(f"why: {inert(assessment.reason)}", style="dim")]
     if assessment.proposed_rules:
         note = f" · {inert(request.always_note)}" if request.always_note else ""
-        parts.append(Text("always would allow: " + inert(", ".join(assessment.proposed_rules))
-                          + note, style="dim"))
+        footer.append(Text("always would allow: " + inert(", ".join(assessment.proposed_rules))
+                           + note, style="dim"))
     else:
-        parts.append(Text("always: not offered (no rule can cover this call)", style="dim"))
+        footer.append(Text("always: not offered (no rule can cover this call)", style="dim"))
     if request.outside_sandbox:
-        parts.append(Text("runs outside the sandbox", style="yellow"))
+        footer.append(Text("runs outside the sandbox", style="yellow"))
     rest = batch_line(request)
     if rest:
-        parts.append(Text(rest, style="dim"))
+        footer.append(Text(rest, style="dim"))
     title = Text.assemble((f" {inert(call.name)} ", "bold"), "· ", risk_label(assessment.risk),
                           " ")
-    subtitle = Text(f" auto-deny in {seconds_left}s ", style="bold") \
-        if seconds_left is not None else None
-    return Panel(Group(*parts), title=title, title_align="left", subtitle=subtitle,
-                 subtitle_align="right", border_style=LEVEL_STYLE[assessment.risk.level])
+    commands = assessment.commands
+    return BoxParts(title, call_body(call, request.workspace, max_lines),
+                    CommandTable(commands) if commands else None, tuple(footer),
+                    LEVEL_STYLE[assessment.risk.level],
+                    parts_summary(commands) if commands else None)
 
 
-def call_body(call: ToolCall, workspace: str) -> RenderableType:
+def parts_summary(commands: tuple[CommandCheck, ...]) -> Text:
+    """'30 parts: 30 need approval (WRITE), 0 permitted', for a box too small for each line."""
+    asked = [c for c in commands if not c.permitted]
+    risks = sorted({c.risk for c in asked}, key=lambda r: -r.rank)
+    text = Text(f"{len(commands)} parts: {len(asked)} need approval")
+    if risks:
+        text.append(" (")
+        for n, risk in enumerate(risks):
+            text.append(", " if n else "")
+            text.append_text(risk_label(risk))
+        text.append(")")
+    text.append(f", {len(commands) - len(asked)} permitted")
+    return text
+
+
+def approval_panel(request: ApprovalRequest, seconds_left: int | None) -> Panel:
+    """The whole box unclipped (the pager's view, and tests'): every part, the countdown."""
+    parts = approval_parts(request, max_lines=None)
+    subtitle = countdown_text(seconds_left)
+    return Panel(Group(parts.body, *([parts.details] if parts.details else []), *parts.footer),
+                 title=parts.title, title_align="left", border_style=parts.border_style,
+                 subtitle=Text(f" {subtitle} ", style="bold") if subtitle else None,
+                 subtitle_align="right")
+
+
+def countdown_text(seconds_left: int | None) -> str | None:
+    """'auto-deny in 27s', or None when the prompt waits forever."""
+    return f"auto-deny in {seconds_left}s" if seconds_left is not None else None
+
+
+def call_body(call: ToolCall, workspace: str, max_lines: int | None = MAX_LINES) -> RenderableType:
     """What the call will do, by tool: command, diff, content or arguments."""
     args = call.arguments
     if call.name == "bash":
-        return _syntax(str(args.get("command", "")), "bash")
+        return _syntax(show_padding(str(args.get("command", ""))), "bash", max_lines)
     if call.name == "write_file":
-        return _write_preview(str(args.get("path", "")), str(args.get("content", "")), workspace)
+        return _write_preview(str(args.get("path", "")), str(args.get("content", "")),
+                              workspace, max_lines)
     if call.name == "edit_file":
-        return _edit_preview(args, workspace)
-    return _syntax(json.dumps(call.wire_arguments, indent=2, ensure_ascii=False), "json")
+        return _edit_preview(args, workspace, max_lines)
+    return _syntax(json.dumps(call.wire_arguments, indent=2, ensure_ascii=False), "json",
+                   max_lines)
 
 
-def command_table(commands: tuple[CommandCheck, ...]) -> Table:
-    """Each simple command with its risk and what already permits it."""
-    table = Table.grid(padding=(0, 1))
-    for check in commands:
-        text = f"> {check.argv[1]}" if check.is_redirect else check.text
-        if check.allowed_by:
-            status = Text(f"✓ {inert(check.allowed_by)}", style="green")
-        elif check.auto:
-            status = Text("✓ autonomy", style="green")
-        else:
-            caveat = f": {inert(check.caveat)}" if check.caveat else ""
-            status = Text(f"needs approval{caveat}", style="yellow")
-        table.add_row(risk_label(check.risk), Text(inert(_short(text, 70))), status)
-    return table
+def show_padding(command: str) -> str:
+    """`command` with long runs of blanks replaced by '⟨N spaces⟩' so its tail stays in view."""
+    return _PADDING.sub(lambda m: f"⟨{len(m.group())} blanks⟩", command)
+
+
+class CommandTable:
+    """Each simple command with its risk and what already permits it, one line each."""
+
+    def __init__(self, commands: tuple[CommandCheck, ...]) -> None:
+        self.commands = commands
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        # The command is shown whole in the body above; here it is cut to keep one line
+        # per part, so the reason (the status column) keeps its room.
+        table = Table.grid(padding=(0, 1))
+        table.add_column(no_wrap=True)
+        table.add_column(no_wrap=True, overflow="ellipsis",
+                         max_width=max(12, options.max_width * 2 // 5))
+        table.add_column(overflow="fold")
+        for check in self.commands:
+            text = f"> {check.argv[1]}" if check.is_redirect else check.text
+            table.add_row(risk_label(check.risk), Text(inert(text.replace("\n", " ⏎ "))),
+                          _status(check))
+        yield table
+
+
+def _status(check: CommandCheck) -> Text:
+    if check.allowed_by:
+        return Text(f"✓ {inert(check.allowed_by)}", style="green")
+    if check.auto:
+        return Text("✓ autonomy", style="green")
+    caveat = f": {inert(check.caveat)}" if check.caveat else ""
+    return Text(f"needs approval{caveat}", style="yellow")
 
 
 def batch_line(request: ApprovalRequest) -> str:
@@ -104,53 +177,72 @@ def _summary(call: ToolCall) -> str:
 
 
 def _short(text: str, width: int) -> str:
-    text = text.replace("\n", " ⏎ ")
+    text = show_padding(text.replace("\n", " ⏎ "))
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
-def _write_preview(path: str, content: str, workspace: str) -> RenderableType:
+def _write_preview(path: str, content: str, workspace: str,
+                   max_lines: int | None) -> RenderableType:
     target = Path(workspace, os.path.expanduser(path))
-    old = _read(target)
+    old = read_text(target)
     if old is None:
-        header = Text.assemble(("new file ", "bold green"), inert(path))
+        header = Text.assemble(("new file ", "bold green"), inert(path),
+                               (f"  {diff_stat('', content)}", "dim"))
         lexer = Syntax.guess_lexer(str(target), code=content[:2000])
-        return Group(header, _syntax(content, lexer))
-    header = Text.assemble(("overwrite ", "bold yellow"), inert(path))
-    return Group(header, _diff(old, content, path))
+        return Group(header, _syntax(content, lexer, max_lines))
+    header = Text.assemble(("overwrite ", "bold yellow"), inert(path),
+                           (f"  {diff_stat(old, content)}", "dim"))
+    return Group(header, _diff(old, content, path, max_lines))
 
 
-def _edit_preview(args: Mapping[str, Any], workspace: str) -> RenderableType:
+def _edit_preview(args: Mapping[str, Any], workspace: str,
+                  max_lines: int | None) -> RenderableType:
     path = str(args.get("path", ""))
-    old = _read(Path(workspace, os.path.expanduser(path)))
-    header = Text.assemble(("edit ", "bold yellow"), inert(path))
+    old = read_text(Path(workspace, os.path.expanduser(path)))
     new = apply_edit(old, args) if old is not None else None
     if not isinstance(new, str) or old is None:
+        header = Text.assemble(("edit ", "bold yellow"), inert(path))
         return Group(header, Text("(the edit does not apply to the current file; it will fail)",
                                   style="red"),
                      _syntax(f"- {args.get('old_string', '')}\n+ {args.get('new_string', '')}",
-                             "diff"))
-    return Group(header, _diff(old, new, path))
+                             "diff", max_lines))
+    header = Text.assemble(("edit ", "bold yellow"), inert(path),
+                           (f"  {diff_stat(old, new)}", "dim"))
+    return Group(header, _diff(old, new, path, max_lines))
 
 
-def _diff(old: str, new: str, path: str) -> RenderableType:
+def diff_stat(old: str, new: str) -> str:
+    """'+12 −3': lines added and removed going from `old` to `new`."""
+    added = removed = 0
+    for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=0):
+        if line.startswith("+") and not line.startswith("+++"):
+            added += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            removed += 1
+    return f"+{added} −{removed}"
+
+
+def _diff(old: str, new: str, path: str, max_lines: int | None) -> RenderableType:
     lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), f"a/{path}",
                                       f"b/{path}", lineterm=""))
-    return _syntax("\n".join(lines) if lines else "(no changes)", "diff")
+    return _syntax("\n".join(lines) if lines else "(no changes)", "diff", max_lines)
 
 
-def _read(path: Path) -> str | None:
+def read_text(path: Path) -> str | None:
+    """The file's text, or None when it does not exist or is not UTF-8 text."""
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 
 
-def _syntax(code: str, lexer: str) -> RenderableType:
-    """Highlighted, inert, and cut to MAX_LINES with a note saying how much was cut."""
+def _syntax(code: str, lexer: str, max_lines: int | None) -> RenderableType:
+    """Highlighted and inert; past `max_lines`, cut with a note saying how much (v shows it)."""
     lines = inert(code).splitlines() or [""]
-    shown = "\n".join(lines[:MAX_LINES])
+    limit = len(lines) if max_lines is None else max_lines
+    shown = "\n".join(lines[:limit])
     syntax = Syntax(shown, lexer, word_wrap=True, background_color="default", theme="ansi_dark")
-    if len(lines) <= MAX_LINES:
+    if len(lines) <= limit:
         return syntax
-    return Group(syntax, Text(f"… {len(lines) - MAX_LINES} more lines not shown "
-                              f"(e to open it all in the editor)", style="dim italic"))
+    return Group(syntax, Text(f"… {len(lines) - limit} more lines not shown here "
+                              f"(v opens all of it in the pager)", style="dim italic"))

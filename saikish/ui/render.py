@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TextIO
+
 from rich.console import Console
 from rich.live import Live
 from rich.markdown import Markdown
@@ -10,50 +12,70 @@ from rich.text import Text
 
 from saikish.types import Assessment, Decision, Outcome, Source, ToolCall, ToolResult, Usage
 from saikish.ui.inert import inert
+from saikish.ui.record import DecisionRecord
 
 RESULT_LINES = 6
+LOG_WIDTH = 1000
+# The executor tells the model how the person edited a call; the person knows already.
+EDIT_NOTE = "[The person edited this call before it ran."
 
 
 class ConsoleReporter:
     """Prints each decision that nobody was asked about, and each result, compactly."""
 
-    def __init__(self, console: Console, show_results: bool = True) -> None:
-        self.console, self.show_results = console, show_results
+    def __init__(self, console: Console, show_results: bool = True,
+                 workspace: str = ".") -> None:
+        self.console, self.show_results, self.workspace = console, show_results, workspace
 
     def decided(self, call: ToolCall, decision: Decision, assessment: Assessment | None) -> None:
-        """One line for calls decided without the prompt (allowed or rejected by policy)."""
+        """A record for calls decided without the prompt (allowed or rejected by policy)."""
         if decision.source in (Source.USER, Source.TIMEOUT):
-            return  # the prompt printed its own summary line
-        line = inert(_describe(call))
+            return  # the prompt printed its own record
         if decision.approved:
-            why = decision.rule or decision.source.value
-            self.console.print(Text.assemble(("● ", "green"), line, (f" · {why}", "dim")))
+            verdict, style = decision.rule or decision.source.value, "green"
         else:
+            verdict = decision.feedback or decision.outcome.value
             style = "yellow" if decision.outcome is Outcome.INVALID else "red"
-            reason = inert(decision.feedback or decision.outcome.value)
-            self.console.print(Text.assemble(("● ", style), line, (f" · {reason}", "dim")))
+        self.console.print(DecisionRecord(call, inert(verdict), style, self.workspace,
+                                          max_lines=3))
 
     def ran(self, call: ToolCall, result: ToolResult) -> None:
-        """The first lines of the result, then '… N more lines'."""
+        """The first lines of the result, each kept inside the gutter, then '… N more lines'."""
         if not self.show_results:
             return
-        lines = inert(result.content).splitlines()
+        content, edited = _without_edit_note(result.content)
+        lines = inert(content).splitlines()
         shown = lines[:RESULT_LINES]
         style = "red" if result.is_error else "dim"
         for line in shown:
-            self.console.print(Text("  │ " + line[:200], style=style))
+            self.console.print(Text("  │ " + line, style=style), no_wrap=True,
+                               overflow="ellipsis")
         if len(lines) > len(shown):
             self.console.print(Text(f"  … {len(lines) - len(shown)} more lines", style="dim"))
+        if edited:
+            self.console.print(Text("  (ran as you edited it)", style="dim"))
 
     def note(self, text: str) -> None:
-        """A one-line remark."""
-        self.console.print(Text(inert(text), style="dim"))
+        """A remark about the call just decided (e.g. where its rule was saved), under it."""
+        self.console.print(Text("  " + inert(text), style="dim"))
 
 
-def _describe(call: ToolCall) -> str:
-    detail = call.arguments.get("command") or call.arguments.get("path") or ""
-    text = f"{call.name} {detail}".strip().replace("\n", " ⏎ ")
-    return text if len(text) <= 100 else text[:99] + "…"
+def _without_edit_note(content: str) -> tuple[str, bool]:
+    """The result without the executor's note to the model about an edit (raw JSON)."""
+    head, found, _ = content.rpartition("\n" + EDIT_NOTE)
+    return (head, True) if found else (content, False)
+
+
+def stream_console(file: TextIO) -> Console:
+    """A Console for `file`; off a terminal it never hard-wraps (logs keep whole lines)."""
+    try:
+        terminal = bool(file.isatty())
+    except (AttributeError, ValueError):
+        terminal = False
+    if terminal:
+        return Console(file=file, highlight=False)
+    # Tables size to their content, not to this width; text is never wrapped at all.
+    return Console(file=file, highlight=False, soft_wrap=True, width=LOG_WIDTH)
 
 
 class MarkdownStream:

@@ -1,4 +1,4 @@
-"""The REPL (SPEC 9): prompt, history, slash commands, streamed answers."""
+"""The REPL (docs/SPEC.md §9): prompt, history, slash commands, streamed answers."""
 
 from __future__ import annotations
 
@@ -108,6 +108,12 @@ class Repl:
         for error in self.session.allowlist_errors():
             error_line(self.console, f"{error} (using the rules that could be read; "
                                      f"'always' choices stay in this session until it is fixed)")
+        from saikish.rule_hints import unknown_tool_warnings
+
+        rules = self.session.rules()
+        for warning in unknown_tool_warnings(rules.allow + rules.deny,
+                                             [tool.name for tool in self.agent.tools]):
+            self.say(f"warning: {warning}", "yellow")
         self.say("/help for commands · Ctrl-D to exit")
 
     def _history_warning(self, prompt: PromptSession[str]) -> None:

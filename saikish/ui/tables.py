@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from datetime import timezone
 from typing import Any
 
 from rich.table import Table
@@ -34,18 +35,39 @@ def _origin(origin: str) -> str:
 
 
 def audit_table(entries: Iterable[Mapping[str, Any]]) -> Table:
-    """Audit entries, oldest first."""
+    """Audit entries, oldest first: when (local time), where, what, and the decision."""
     table = Table(box=None, header_style="bold")
-    for column in ("time", "tool", "arguments", "risk", "decision", "source", "rule"):
-        table.add_column(column, overflow="fold")
+    for column in ("when", "workspace", "tool", "arguments", "risk", "decision", "source",
+                   "rule"):
+        table.add_column(column, overflow="fold", no_wrap=column == "when")
     for entry in entries:
         args = entry.get("arguments")
         if isinstance(args, Mapping):
             args = args.get("command") or args.get("path") or args
         decision = str(entry.get("decision", ""))
         style = "green" if decision in ("approved", "edited") else "red"
-        table.add_row(str(entry.get("time", ""))[11:19], inert(str(entry.get("tool", ""))),
-                      inert(str(args))[:60], str(entry.get("risk") or ""),
-                      Text(decision, style=style), str(entry.get("source", "")),
-                      inert(str(entry.get("rule") or "")))
+        table.add_row(local_time(str(entry.get("time", ""))),
+                      inert(short_path(str(entry.get("workspace") or ""))),
+                      inert(str(entry.get("tool", ""))), inert(str(args))[:60],
+                      str(entry.get("risk") or ""), Text(decision, style=style),
+                      str(entry.get("source", "")), inert(str(entry.get("rule") or "")))
     return table
+
+
+def local_time(stamp: str) -> str:
+    """'2026-11-22T15:14:55Z' as '2026-11-22 16:14:55' in local time (as given if unreadable)."""
+    from datetime import datetime
+
+    try:
+        moment = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return stamp
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def short_path(path: str) -> str:
+    """`path` with the home directory written as ~ ('' stays '')."""
+    home = os.path.expanduser("~")
+    if path == home or path.startswith(home + os.sep):
+        return "~" + path[len(home):]
+    return path
