@@ -1,4 +1,4 @@
-"""The composition root: argv -> Config, Session, Model, Approver, Agent; exit codes (SPEC 8).
+"""The command line (SPEC 8): argv -> app.py's composition -> exit codes; imported by nobody.
 
 Only argparse is imported at module level, so `--version` and `--help` stay
 fast; everything else is imported when a command needs it.
@@ -8,41 +8,23 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from saikish import __version__
+from saikish.app import Streams, build_agent, make_session, parse_args, timeout_s
 
 if TYPE_CHECKING:
-    from saikish.agent import Agent, RunResult
+    from saikish.agent import RunResult
     from saikish.config import Config
     from saikish.models import ModelSpec
     from saikish.session import Session
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_DENIED = 4  # --fail-on-deny: the run finished, but some call was rejected
+OUTPUT_FORMATS = ("text", "json", "stream-json")
 SUBCOMMANDS = ("check", "allowlist", "audit")
 AUTONOMY_LEVELS = ("full-auto", "supervised", "cautious", "manual")
 SANDBOX_MODES = ("auto", "workspace-write", "read-only", "off")
-
-
-@dataclass
-class Streams:
-    """The terminal saikish talks to; injected so tests can drive main() directly."""
-
-    stdin: TextIO
-    stdout: TextIO
-    stderr: TextIO
-
-    def interactive(self) -> bool:
-        """True when a person can be asked: stdin and stdout are terminals."""
-        return _isatty(self.stdin) and _isatty(self.stdout)
-
-
-def _isatty(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
 
 
 def entry() -> None:
@@ -65,7 +47,11 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,
         args = parse_args(build_parser(), argv, io)
         if isinstance(args, int):
             return args
-        return run(args, io)
+        try:
+            return run(args, io)
+        except SaikishError as exc:
+            _print_error_json(args, str(exc), io)  # CI reads stdout as JSON even now
+            raise
     except SaikishError as exc:
         print(f"saikish: {exc}", file=io.stderr)
         return exc.exit_code
@@ -97,22 +83,14 @@ def build_parser() -> argparse.ArgumentParser:
                              "workspace-write, read-only, off")
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
                         help="approval timeout (0 = wait forever)")
-    parser.add_argument("--output-format", choices=("text", "json"), default="text")
+    parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text",
+                        help="-p's output: text (the answer), json (one object at the end), "
+                             "stream-json (every event as a JSON line; docs/events.md)")
+    parser.add_argument("--fail-on-deny", action="store_true",
+                        help=f"exit {EXIT_DENIED} when any call was rejected, even if the "
+                             f"run finished")
     parser.add_argument("--version", action="version", version=f"saikish {__version__}")
     return parser
-
-
-def parse_args(parser: argparse.ArgumentParser, argv: list[str], io: Streams,
-               intermixed: bool = False) -> argparse.Namespace | int:
-    """Parse, turning argparse's exits (--help, errors) into return codes on our streams."""
-    stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = io.stdout, io.stderr
-    try:
-        return parser.parse_intermixed_args(argv) if intermixed else parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    finally:
-        sys.stdout, sys.stderr = stdout, stderr
 
 
 def run(args: argparse.Namespace, io: Streams) -> int:
@@ -140,7 +118,7 @@ def run(args: argparse.Namespace, io: Streams) -> int:
             return EXIT_USAGE
         from saikish.ui.repl import Repl
 
-        return Repl(config, spec, session, io, timeout_s=_timeout_s(args, config)).run()
+        return Repl(config, spec, session, io, timeout_s=timeout_s(args, config)).run()
     finally:
         if demo_root is not None:
             from saikish.models.demo import remove_workspace
@@ -148,109 +126,68 @@ def run(args: argparse.Namespace, io: Streams) -> int:
             remove_workspace(demo_root)
 
 
-def make_session(args: argparse.Namespace, config: Config, workspace: str) -> Session:
-    """The Session for this run: mode and autonomy from flags over agent.yml."""
-    from saikish import paths
-    from saikish.allowlist import Allowlist
-    from saikish.audit import AuditLog
-    from saikish.session import Session
-    from saikish.tools.sandbox import SandboxMode, start_sandbox
-    from saikish.types import Autonomy, Mode
-
-    mode = config.confirmation.mode
-    if args.auto_approve:
-        mode = Mode.AUTO_APPROVE
-    elif args.auto_deny:
-        mode = Mode.AUTO_DENY
-    autonomy = Autonomy(args.autonomy) if args.autonomy else config.confirmation.autonomy
-    session = Session(config, workspace, mode, autonomy,
-                      allowlist=Allowlist(paths.allowlist_path()),
-                      persist_always=config.confirmation.storage == "storage")
-    session.audit = AuditLog(paths.state_dir() / "audit.jsonl", session.id)
-    session.sandbox = start_sandbox(
-        SandboxMode(args.sandbox) if args.sandbox else config.sandbox, workspace)
-    return session
-
-
-def _timeout_s(args: argparse.Namespace, config: Config) -> float | None:
-    seconds = args.timeout if args.timeout is not None else config.confirmation.timeout_ms / 1000
-    return seconds or None
-
-
-def build_agent(config: Config, spec: ModelSpec, session: Session, io: Streams,
-                timeout_s: float | None, *, console: Any, show_results: bool = True) -> Agent:
-    """Model, tools, approver, executor and agent for one session."""
-    from saikish.agent import Agent
-    from saikish.executor import Approver, Executor, NoTerminalApprover
-    from saikish.models import load_model
-    from saikish.tools import RunContext, builtin_tools
-    from saikish.tools.sandbox import offer_outside
-    from saikish.ui.render import ConsoleReporter
-
-    tools = builtin_tools()
-    if session.sandbox.configured:
-        tools["bash"] = offer_outside(tools["bash"])
-    approver: Approver = NoTerminalApprover()
-    if io.interactive():
-        from saikish.ui.approver import TerminalApprover
-
-        approver = TerminalApprover(console, timeout_s)
-    run_context = RunContext(session.workspace, config.tools.output_limit,
-                             config.tools.bash_timeout)
-    executor = Executor(session, tools, approver, ConsoleReporter(console, show_results),
-                        run_context)
-    return Agent(load_model(spec, config), executor, list(tools.values()),
-                 config.system_prompt, config.llm.max_iterations)
-
-
 def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session: Session,
              io: Streams) -> int:
     """`-p PROMPT`: run to completion, print the answer (or JSON), return the exit code."""
     from rich.console import Console
+
+    from saikish.subscribers import JsonResult, StreamJson
 
     prompt = io.stdin.read() if args.prompt == "-" else args.prompt
     if not prompt.strip():
         print("saikish: the prompt is empty", file=io.stderr)
         return EXIT_USAGE
     console = Console(file=io.stderr, stderr=True, highlight=False)
-    agent = build_agent(config, spec, session, io, _timeout_s(args, config), console=console)
-    result = agent.send(prompt, lambda piece: None)
-    if args.output_format == "json":
-        import json
-
-        print(json.dumps(result_json(result), ensure_ascii=False), file=io.stdout)
-    elif result.text:
-        print(result.text, file=io.stdout)
+    agent = build_agent(config, spec, session, io, timeout_s(args, config), console=console)
+    collected = JsonResult(warnings=list(session.allowlist_errors()))
+    agent.subscribe(collected)
+    if args.output_format == "stream-json":
+        agent.subscribe(StreamJson(io.stdout))
+    result = agent.send(prompt)
+    if result.message and result.exit_reason != "error":
+        collected.warnings.append(result.message)
+    _print_result(args.output_format, result, collected, io)
     if result.message:
         print(f"saikish: {result.message}", file=io.stderr)
-    return exit_code(result)
+    return exit_code(result, collected.calls if args.fail_on_deny else ())
 
 
-def exit_code(result: RunResult) -> int:
-    """SPEC 8: 0 finished, 1 failure, 3 stopped by a hard rejection or timeout."""
-    from saikish.agent import ERROR, FINISHED, MAX_ITERATIONS, STOPPED
+def _print_result(output_format: str, result: RunResult, collected: Any, io: Streams) -> None:
+    import json
 
-    return {FINISHED: EXIT_OK, STOPPED: EXIT_STOPPED, ERROR: EXIT_FAILURE,
+    if output_format == "json":
+        print(json.dumps(collected.json(), ensure_ascii=False), file=io.stdout)
+    elif output_format == "stream-json":
+        print(json.dumps({"type": "result", **collected.json()}, ensure_ascii=False),
+              file=io.stdout)
+    elif result.text:
+        print(result.text, file=io.stdout)
+
+
+def _print_error_json(args: argparse.Namespace, message: str, io: Streams) -> None:
+    """A run that failed before it started still prints its JSON object (docs/events.md)."""
+    if args.prompt is None or args.output_format == "text":
+        return
+    import json
+
+    from saikish.events import RunEnded
+    from saikish.subscribers import JsonResult
+    from saikish.vocabulary import ERROR
+
+    data = JsonResult(end=RunEnded("", ERROR, message)).json()
+    if args.output_format == "stream-json":
+        data = {"type": "result", **data}
+    print(json.dumps(data, ensure_ascii=False), file=io.stdout)
+
+
+def exit_code(result: RunResult, calls: Any = ()) -> int:
+    """SPEC 8: 0 finished, 1 failure, 3 stopped; 4 finished with a rejection (--fail-on-deny)."""
+    from saikish.vocabulary import ERROR, FINISHED, MAX_ITERATIONS, STOPPED
+
+    code = {FINISHED: EXIT_OK, STOPPED: EXIT_STOPPED, ERROR: EXIT_FAILURE,
             MAX_ITERATIONS: EXIT_FAILURE}[result.exit_reason]
-
-
-def result_json(result: RunResult) -> dict[str, Any]:
-    """The object `--output-format json` prints (SPEC 8)."""
-    return {
-        "result": result.text,
-        "exit_reason": result.exit_reason,
-        "calls": [{
-            "id": record.call.id,
-            "name": record.call.name,
-            "arguments": record.call.wire_arguments,
-            "decision": record.decision.outcome.value,
-            "source": record.decision.source.value,
-            "rule": record.decision.rule,
-            "edited": record.edited,
-        } for record in result.records],
-        "usage": {"input_tokens": result.usage.input_tokens,
-                  "output_tokens": result.usage.output_tokens},
-    }
+    rejected = any(c["decision"] in ("rejected_soft", "rejected_hard") for c in calls)
+    return EXIT_DENIED if code == EXIT_OK and rejected else code
 
 
 if __name__ == "__main__":  # pragma: no cover

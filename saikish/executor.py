@@ -153,10 +153,11 @@ class Executor:
             if decision.edited_call is None:
                 break
             current = decision.edited_call
-        if decision.remember:
-            self.events.publish(Notice(self.session.remember(decision.remember,
-                                                             decision.persist)))
+        note = self.session.remember(decision.remember, decision.persist) \
+            if decision.remember else None
         self.events.publish(CallDecided(current, decision, assessment, call))
+        if note:
+            self.events.publish(Notice(note))
         return decision, current, assessment
 
     def _verdict(self, call: ToolCall, assessment: Assessment, index: int,

@@ -13,7 +13,7 @@ from typing import Any
 
 from saikish import paths
 from saikish.allowlist import HEADER, Allowlist, read_state
-from saikish.cli import Streams, parse_args
+from saikish.app import Streams, parse_args
 from saikish.config import find_config, load_config
 from saikish.errors import RuleError, UsageError
 from saikish.policy import Context, decide

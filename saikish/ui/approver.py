@@ -18,7 +18,7 @@ from prompt_toolkit.output import Output
 from rich.console import Console
 from rich.markup import escape
 
-from saikish.executor import ApprovalRequest
+from saikish.approval import ApprovalRequest
 from saikish.types import Decision, Source, ToolCall
 from saikish.ui.inert import inert
 from saikish.ui.preview import approval_panel
@@ -44,9 +44,8 @@ class TerminalApprover:
         choice = ask_choice(
             lambda width, left: approval_panel(request, left),
             self._options(offer_always=bool(request.assessment.proposed_rules)))
-        decision = self._decide(choice, request)
-        self._summary(request.call, choice, decision)
-        return decision
+        # The transcript (ui/render.ConsoleReporter) prints the one line for this answer.
+        return self._decide(choice, request)
 
     def _options(self, offer_always: bool) -> PromptOptions:
         options = PromptOptions(offer_always=offer_always, timeout_s=self.timeout_s or None,
@@ -135,14 +134,3 @@ class TerminalApprover:
             return session.prompt(message, default=default, multiline=multiline)
         except (EOFError, KeyboardInterrupt):
             return ""
-
-    def _summary(self, call: ToolCall, choice: Choice, decision: Decision) -> None:
-        words = {Choice.YES: "approved", Choice.ALWAYS_SESSION: "approved, always this session",
-                 Choice.ALWAYS_REMEMBER: "approved, always (saved)", Choice.EDIT: "edited",
-                 Choice.NO: "rejected", Choice.STOP: "stopped the batch",
-                 Choice.TIMEOUT: "timed out: batch stopped"}
-        detail = call.arguments.get("command") or call.arguments.get("path") or ""
-        line = f"{call.name} {detail}".strip().replace("\n", " ⏎ ")
-        style = "green" if decision.approved else "red"
-        self.console.print(f"[{style}]●[/{style}] {escape(inert(line[:80]))} "
-                           f"[dim]· {words[choice]}[/dim]", highlight=False)

@@ -8,6 +8,7 @@ from rich.markdown import Markdown
 from rich.markup import escape
 from rich.text import Text
 
+from saikish.events import CallDecided, CallFinished, Event, Notice
 from saikish.types import Assessment, Decision, Outcome, Source, ToolCall, ToolResult, Usage
 from saikish.ui.inert import inert
 
@@ -15,17 +16,29 @@ RESULT_LINES = 6
 
 
 class ConsoleReporter:
-    """Prints each decision that nobody was asked about, and each result, compactly."""
+    """The transcript: one line per decision (the only one that prints them), results."""
 
     def __init__(self, console: Console, show_results: bool = True) -> None:
         self.console, self.show_results = console, show_results
 
-    def decided(self, call: ToolCall, decision: Decision, assessment: Assessment | None) -> None:
-        """One line for calls decided without the prompt (allowed or rejected by policy)."""
-        if decision.source in (Source.USER, Source.TIMEOUT):
-            return  # the prompt printed its own summary line
+    def __call__(self, event: Event) -> None:
+        """As a subscriber of the event stream (docs/events.md)."""
+        if isinstance(event, CallDecided):
+            self.decided(event.call, event.decision, event.assessment, edited=event.edited)
+        elif isinstance(event, CallFinished) and event.decision.approved:
+            self.ran(event.call, event.result)
+        elif isinstance(event, Notice):
+            self.note(event.text)
+
+    def decided(self, call: ToolCall, decision: Decision, assessment: Assessment | None,
+                *, edited: bool = False) -> None:
+        """One line per decided call, whoever decided it."""
         line = inert(_describe(call))
-        if decision.approved:
+        if decision.source in (Source.USER, Source.TIMEOUT):
+            style = "green" if decision.approved else "red"
+            words = _answer_words(decision, edited)
+            self.console.print(Text.assemble(("● ", style), line, (f" · {words}", "dim")))
+        elif decision.approved:
             why = decision.rule or decision.source.value
             self.console.print(Text.assemble(("● ", "green"), line, (f" · {why}", "dim")))
         else:
@@ -48,6 +61,19 @@ class ConsoleReporter:
     def note(self, text: str) -> None:
         """A one-line remark."""
         self.console.print(Text(inert(text), style="dim"))
+
+
+def _answer_words(decision: Decision, edited: bool) -> str:
+    """What the person answered, in the words the prompt offered."""
+    if decision.source is Source.TIMEOUT:
+        return "timed out: batch stopped"
+    if decision.outcome is Outcome.REJECTED_HARD:
+        return "stopped the batch"
+    if not decision.approved:
+        return "rejected" + (f": {inert(decision.feedback)}" if decision.feedback else "")
+    if decision.remember:
+        return "approved, always (saved)" if decision.persist else "approved, always this session"
+    return "edited" if edited else "approved"
 
 
 def _describe(call: ToolCall) -> str:

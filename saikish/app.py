@@ -1,0 +1,105 @@
+"""Composition: config + session + model + tools + approver -> Agent (docs/SPEC.md §7.3, §8).
+
+Imported by cli.py, the REPL and the subcommands; it imports none of them, so
+the composition root (cli.py) is imported by nobody. Only the standard library
+is imported at module level, so `--version` and `--help` stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from saikish.agent import Agent
+    from saikish.config import Config
+    from saikish.models import ModelSpec
+    from saikish.session import Session
+
+
+@dataclass
+class Streams:
+    """The terminal saikish talks to; injected so tests can drive main() directly."""
+
+    stdin: TextIO
+    stdout: TextIO
+    stderr: TextIO
+
+    def interactive(self) -> bool:
+        """True when a person can be asked: stdin and stdout are terminals."""
+        return _isatty(self.stdin) and _isatty(self.stdout)
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: list[str], io: Streams,
+               intermixed: bool = False) -> argparse.Namespace | int:
+    """Parse, turning argparse's exits (--help, errors) into return codes on our streams."""
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = io.stdout, io.stderr
+    try:
+        return parser.parse_intermixed_args(argv) if intermixed else parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def make_session(args: argparse.Namespace, config: Config, workspace: str) -> Session:
+    """The Session for this run: mode and autonomy from flags over agent.yml."""
+    from saikish import paths
+    from saikish.allowlist import Allowlist
+    from saikish.audit import AuditLog
+    from saikish.session import Session
+    from saikish.tools.sandbox import SandboxMode, start_sandbox
+    from saikish.types import Autonomy, Mode
+
+    mode = config.confirmation.mode
+    if args.auto_approve:
+        mode = Mode.AUTO_APPROVE
+    elif args.auto_deny:
+        mode = Mode.AUTO_DENY
+    autonomy = Autonomy(args.autonomy) if args.autonomy else config.confirmation.autonomy
+    session = Session(config, workspace, mode, autonomy,
+                      allowlist=Allowlist(paths.allowlist_path()),
+                      persist_always=config.confirmation.storage == "storage")
+    session.audit = AuditLog(paths.state_dir() / "audit.jsonl", session.id)
+    session.sandbox = start_sandbox(
+        SandboxMode(args.sandbox) if args.sandbox else config.sandbox, workspace)
+    return session
+
+
+def timeout_s(args: argparse.Namespace, config: Config) -> float | None:
+    """The approval timeout: --timeout over agent.yml; None waits for ever."""
+    seconds = args.timeout if args.timeout is not None else config.confirmation.timeout_ms / 1000
+    return seconds or None
+
+
+def build_agent(config: Config, spec: ModelSpec, session: Session, io: Streams,
+                timeout_s: float | None, *, console: Any, show_results: bool = True) -> Agent:
+    """The REPL's and `-p`'s agent: Agent.create with the terminal approver and transcript."""
+    from saikish.agent import Agent
+    from saikish.approval import Approver, NoTerminalApprover
+    from saikish.models import load_model
+    from saikish.tools import builtin_tools
+    from saikish.tools.sandbox import offer_outside
+    from saikish.ui.render import ConsoleReporter
+
+    tools = builtin_tools()
+    if session.sandbox.configured:
+        tools["bash"] = offer_outside(tools["bash"])
+    approver: Approver = NoTerminalApprover()
+    if io.interactive():
+        from saikish.ui.approver import TerminalApprover
+
+        approver = TerminalApprover(console, timeout_s)
+    agent = Agent.create(load_model(spec, config), tools.values(), approver, session=session)
+    agent.subscribe(ConsoleReporter(console, show_results))
+    return agent
