@@ -41,6 +41,7 @@ from saikish.models.base import (
 )
 from saikish.session import Session
 from saikish.tools.base import RunContext, Tool
+from saikish.tools.function import Toolset, flatten
 from saikish.types import Autonomy, Decision, Mode, StopReason, ToolResult, Turn, Usage
 from saikish.vocabulary import ERROR, FINISHED, MAX_ITERATIONS, STOPPED
 
@@ -73,7 +74,7 @@ class Agent:
         self.bus.subscribe(self._recorder)
 
     @classmethod
-    def create(cls, model: str | Model, tools: Iterable[Tool] | None = None,
+    def create(cls, model: str | Model, tools: Iterable[Tool | Toolset] | None = None,
                approver: Approver | None = None, workspace: str | Path = ".", *,
                config: Config | None = None, session: Session | None = None,
                mode: Mode | None = None, autonomy: Autonomy | None = None) -> Agent:
@@ -94,7 +95,7 @@ class Agent:
                               autonomy or config.confirmation.autonomy)
         if isinstance(model, str):
             model = load_model(parse_spec(model, config), config)
-        chosen = list(builtin_tools().values()) if tools is None else list(tools)
+        chosen = list(builtin_tools().values()) if tools is None else flatten(tools)
         hooked = HookedApprover(ConfirmHooks(), approver or NoTerminalApprover())
         run_context = RunContext(session.workspace, config.tools.output_limit,
                                  config.tools.bash_timeout)

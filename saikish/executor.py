@@ -6,7 +6,7 @@ import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from saikish.approval import NO_TTY, ApprovalRequest, Approver, NoTerminalApprover
 from saikish.events import (
@@ -215,7 +215,8 @@ class Executor:
     def _run(self, call: ToolCall, decision: Decision) -> ToolResult | None:
         tool = self.tools[call.name]
         sandbox = self.session.sandbox.sandbox if runs_inside(call, decision) else None
-        context = replace(self.run_context, sandbox=sandbox) if sandbox else self.run_context
+        context = replace(self.run_context, sandbox=sandbox,
+                          confirm=lambda message, payload: self._confirm(call, message, payload))
         self.events.publish(CallStarted(call))
         try:
             output = tool.run(call.arguments, context)
@@ -231,6 +232,22 @@ class Executor:
             note = sandbox.explain_failure(text) if output.is_error else None
             text = f"{text}\n{note}" if note else text
         return ToolResult(call.id, call.name, text, output.is_error)
+
+    def _confirm(self, call: ToolCall, message: str, payload: dict[str, Any]) -> bool:
+        """`ctx.confirm` from a running tool: the same mode, approver and audit (§7.3)."""
+        question = ToolCall(f"{call.id}:confirm", call.name, payload)
+        risk = self.tools[call.name].risk(call.arguments, self.session.workspace)
+        assessment = Assessment(Verdict.ASK, risk, Source.USER, message)
+        if self.session.mode is Mode.AUTO_DENY:
+            decision = Decision.reject_soft(Source.MODE, f"{message} (--auto-deny asks nobody)")
+        elif self.session.mode is Mode.AUTO_APPROVE:
+            decision = Decision.approve(Source.MODE)
+        else:
+            decision = self.approver.ask(ApprovalRequest(
+                question, assessment, 0, (question,), self.session.workspace, message=message))
+        self.events.publish(CallDecided(question, decision, assessment, question))
+        # Only a plain yes counts: an edit or an "always" rule cannot apply to a question.
+        return decision.approved and decision.edited_call is None
 
     def _finish(self, outcome: BatchOutcome, call: ToolCall, decision: Decision,
                 result: ToolResult, final_call: ToolCall | None = None,

@@ -66,7 +66,8 @@ def decide(call: ToolCall, ctx: Context) -> Assessment:
     if call.name == BASH:
         return _decide_bash(str(call.arguments["command"]), ctx)
     assert tool is not None
-    return _decide_tool(call, tool.risk(call.arguments, ctx.workspace), ctx)
+    return _decide_tool(call, tool.risk(call.arguments, ctx.workspace), ctx,
+                        tool.requires_confirmation)
 
 
 # -- step 1 ----------------------------------------------------------------------
@@ -86,7 +87,8 @@ def _invalid(call: ToolCall, tool: Tool | None, ctx: Context) -> str | None:
 
 # -- plain tools -----------------------------------------------------------------
 
-def _decide_tool(call: ToolCall, risk: Risk, ctx: Context) -> Assessment:
+def _decide_tool(call: ToolCall, risk: Risk, ctx: Context,
+                 requires_confirmation: bool = False) -> Assessment:
     for rule in ctx.rules.deny:
         if rule.matches_tool(call.name, call.arguments, ctx.workspace):
             return _reject_by(rule, risk, f"denied by rule {rule}")
@@ -94,7 +96,7 @@ def _decide_tool(call: ToolCall, risk: Risk, ctx: Context) -> Assessment:
         if rule.matches_tool(call.name, call.arguments, ctx.workspace):
             return Assessment(Verdict.ALLOW, risk, _rule_source(rule, ctx),
                               f"allowed by rule {rule}", rule.text)
-    if auto_approves(ctx.autonomy, risk):
+    if auto_approves(ctx.autonomy, risk) and not requires_confirmation:
         return Assessment(Verdict.ALLOW, risk, Source.AUTONOMY,
                           f"{_name(risk)} is allowed under autonomy {ctx.autonomy.value}")
     # A tool with a path argument is allowed for that path only, never as a whole.

@@ -25,6 +25,8 @@ class RunContext:
     cancel: threading.Event = field(default_factory=threading.Event)
     # Set by the executor for the calls that must run inside the sandbox (SPEC 4.9).
     sandbox: Sandbox | None = None
+    # Set by the executor: asks the person from inside a running tool (docs/SPEC.md §7.3).
+    confirm: Callable[[str, dict[str, Any]], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,8 @@ class Tool:
     run: Callable[[Mapping[str, Any], RunContext], ToolOutput]
     # The risk of one call; bash's is worked out per command by the policy instead.
     risk: Callable[[Mapping[str, Any], str], Risk] = lambda args, workspace: Risk.UNKNOWN
+    # Always ask, whatever the autonomy level says (rules and modes still apply; §7.3).
+    requires_confirmation: bool = False
 
     def wire_spec(self) -> dict[str, Any]:
         """The tool as the model sees it (JSON schema function spec)."""
