@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from saikish.config import Config
     from saikish.models import ModelSpec
     from saikish.session import Session
+    from saikish.subscribers import JsonResult
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_DENIED = 4  # --fail-on-deny: the run finished, but some call was rejected
@@ -144,7 +145,8 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
     if args.output_format == "stream-json":
         agent.subscribe(StreamJson(io.stdout))
     result = agent.send(prompt)
-    if result.message and result.exit_reason != "error":
+    # A stop reason is the stopped call's feedback, and an error has its own key.
+    if result.message and result.exit_reason in ("finished", "max_iterations"):
         collected.warnings.append(result.message)
     _print_result(args.output_format, result, collected, io)
     if result.message:
@@ -152,7 +154,8 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
     return exit_code(result, collected.calls if args.fail_on_deny else ())
 
 
-def _print_result(output_format: str, result: RunResult, collected: Any, io: Streams) -> None:
+def _print_result(output_format: str, result: RunResult, collected: JsonResult,
+                  io: Streams) -> None:
     import json
 
     if output_format == "json":
