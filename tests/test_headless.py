@@ -99,8 +99,8 @@ def test_an_unknown_model_in_stream_json_ends_with_a_result_line(cli: CLI) -> No
     assert "unknown model provider 'nosuch'" in last["error"]
 
 
-def test_cut_off_answer_is_a_warning(cli: CLI, tmp_path: Path) -> None:
-    script = "".join(f"- tool_calls: [{{name: bash, arguments: {{command: ls}}}}]\n"
+def test_max_iterations_is_a_warning(cli: CLI, tmp_path: Path) -> None:
+    script = "".join("- tool_calls: [{name: bash, arguments: {command: ls}}]\n"
                      for _ in range(3))
     (tmp_path / "agent.yml").write_text("llm: {maxIterations: 2}\n", encoding="utf-8")
     run = cli("-p", "go", "-m", write_script(tmp_path / "s.yml", script), "-c",
