@@ -120,11 +120,12 @@ def _check_batch(source: str, ctx: Context, io: Streams) -> int:
 
 
 def check_json(assessment: Assessment) -> dict[str, Any]:
-    """The object `saikish check --json` prints (SPEC 8)."""
-    decision = {Verdict.ALLOW: "allow", Verdict.ASK: "ask"}.get(assessment.verdict, "reject")
+    """The object `saikish check --json` prints (SPEC 8; words from docs/events.md)."""
+    from saikish.vocabulary import risk_name, verdict_name
+
     return {
-        "decision": decision,
-        "risk": assessment.risk.name,
+        "decision": verdict_name(assessment),
+        "risk": risk_name(assessment.risk),
         "reason": assessment.reason,
         # An ask is decided by the person (SPEC 4.1 step 7).
         "source": "user" if assessment.verdict is Verdict.ASK else assessment.source.value,

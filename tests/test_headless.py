@@ -108,3 +108,15 @@ def test_max_iterations_is_a_warning(cli: CLI, tmp_path: Path) -> None:
     data = json.loads(run.out)
     assert data["exit_reason"] == "max_iterations"
     assert data["warnings"] == ["stopped after 2 model calls (llm.maxIterations)"]
+
+
+def test_docs_name_every_event_source_and_decision() -> None:
+    from saikish.events import EVENT_TYPES
+    from saikish.types import Outcome, Risk, Source
+    from saikish.vocabulary import EXIT_REASONS
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "events.md").read_text()
+    words = ([f"`{t.kind}`" for t in EVENT_TYPES] + [f"`{s.value}`" for s in Source]
+             + [f"`{o.value}`" for o in Outcome] + [f"`{r.name}`" for r in Risk]
+             + [f"`{e}`" for e in EXIT_REASONS])
+    assert [w for w in words if w not in text] == []
