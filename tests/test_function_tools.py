@@ -209,3 +209,20 @@ def test_a_risk_callable_decides_per_call(ws: Path) -> None:
     agent.send("go")
     assert [r.call.arguments["n"] for r in approver.asked] == [100]
     assert results(agent)[0] == '{"spent": 1}'
+
+
+def test_tools_show_themselves_without_the_ui_knowing_their_names() -> None:
+    from saikish.tools import builtin_tools
+
+    tools = builtin_tools()
+    assert tools["bash"].summary({"command": "ls -la\ncat x"}) == "bash ls -la ⏎ cat x"
+    assert tools["write_file"].summary({"path": "a.txt", "content": "x" * 500}) == \
+        "write_file a.txt"
+    assert (tools["write_file"].editable_argument, tools["write_file"].path_arguments) == (
+        "content", ("path",))
+    assert word_count.summary({"path": "README.md"}) == "word_count README.md"
+    assert word_count.path_arguments == ("path",)
+    # A tool that says nothing about itself (an MCP tool, later) gets the generic view.
+    generic = tool(lambda n=1: "x", name="counter")
+    assert generic.summary({"n": 3}) == 'counter {"n": 3}'
+    assert len(generic.summary({"n": "y" * 300}, width=40)) == 40

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -41,6 +42,19 @@ class Tool:
     risk: Callable[[Mapping[str, Any], str], Risk] = lambda args, workspace: Risk.UNKNOWN
     # Always ask, whatever the autonomy level says (rules and modes still apply; §7.3).
     requires_confirmation: bool = False
+    # What the tool knows about showing itself, so front ends need not switch on its name:
+    # the argument Edit opens, the argument that names a call in one line, path arguments.
+    editable_argument: str | None = None
+    summary_argument: str | None = None
+    path_arguments: tuple[str, ...] = ()
+
+    def summary(self, arguments: Mapping[str, Any], width: int = 100) -> str:
+        """One line naming a call: 'bash ls -la', 'write_file a.txt', else the JSON arguments."""
+        value = arguments.get(self.summary_argument) if self.summary_argument else None
+        detail = str(value) if value is not None else json.dumps(
+            dict(arguments), ensure_ascii=False) if arguments else ""
+        text = f"{self.name} {detail}".strip().replace("\n", " ⏎ ")
+        return text if len(text) <= width else text[:width - 1] + "…"
 
     def wire_spec(self) -> dict[str, Any]:
         """The tool as the model sees it (JSON schema function spec)."""

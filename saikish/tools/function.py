@@ -22,6 +22,7 @@ from saikish.types import Risk
 
 RiskSpec = Risk | str | Callable[[Mapping[str, Any], str], Risk] | None
 _SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+PATH_NAMES = frozenset({"path", "file", "file_path", "filename", "directory", "dir"})
 _PARAM_DOC = re.compile(r"^\s*(?::param\s+)?(\w+)\s*(?:\([^)]*\))?\s*:\s*(.+)$")
 
 
@@ -61,9 +62,13 @@ def tool(fn: Callable[..., Any] | None = None, /, *, name: str | None = None,
 
     def build(function: Callable[..., Any]) -> Tool:
         summary, params = _docstring(function)
+        schema = schema_for(function, params)
+        strings = [n for n, s in schema["properties"].items() if s.get("type") == "string"]
         return Tool(name=name or function.__name__, description=description or summary,
-                    schema=schema_for(function, params), run=_runner(function),
-                    risk=risk_function(risk), requires_confirmation=requires_confirmation)
+                    schema=schema, run=_runner(function),
+                    risk=risk_function(risk), requires_confirmation=requires_confirmation,
+                    summary_argument=strings[0] if strings else None,
+                    path_arguments=tuple(n for n in schema["properties"] if n in PATH_NAMES))
 
     return build(fn) if fn is not None else build
 
