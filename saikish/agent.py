@@ -117,6 +117,10 @@ class Agent:
         """The events of the last (or the running) `send`, in order."""
         return tuple(self._recorder.events)
 
+    def cancel(self) -> None:
+        """Stop the running `send` (from another thread): kill a running command, run no more."""
+        self.executor.run_context.cancel.set()
+
     def clear(self) -> None:
         """Forget the conversation."""
         self.messages.clear()
@@ -125,6 +129,7 @@ class Agent:
              on_turn_end: Callable[[], None] = lambda: None) -> RunResult:
         """Run the loop for one user message; `on_turn_end` runs after each model turn."""
         self._recorder.events.clear()
+        self.executor.run_context.cancel.clear()
         result = self._loop(text, on_text or (lambda piece: None), on_turn_end)
         self.bus.publish(RunEnded(result.text, result.exit_reason, result.message,
                                   result.usage))

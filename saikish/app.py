@@ -13,10 +13,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from saikish.agent import Agent
+    from saikish.approval import Approver
     from saikish.config import Config
     from saikish.models import ModelSpec
     from saikish.session import Session
+    from saikish.tools.base import Tool
 
 
 @dataclass
@@ -86,20 +90,47 @@ def build_agent(config: Config, spec: ModelSpec, session: Session, io: Streams,
                 timeout_s: float | None, *, console: Any, show_results: bool = True) -> Agent:
     """The REPL's and `-p`'s agent: Agent.create with the terminal approver and transcript."""
     from saikish.agent import Agent
-    from saikish.approval import Approver, NoTerminalApprover
+    from saikish.approval import NoTerminalApprover
     from saikish.models import load_model
-    from saikish.tools import builtin_tools
-    from saikish.tools.sandbox import offer_outside
     from saikish.ui.render import ConsoleReporter
 
-    tools = builtin_tools()
-    if session.sandbox.configured:
-        tools["bash"] = offer_outside(tools["bash"])
     approver: Approver = NoTerminalApprover()
     if io.interactive():
         from saikish.ui.approver import TerminalApprover
 
         approver = TerminalApprover(console, timeout_s)
-    agent = Agent.create(load_model(spec, config), tools.values(), approver, session=session)
+    agent = Agent.create(load_model(spec, config), session_tools(session), approver,
+                         session=session)
     agent.subscribe(ConsoleReporter(console, show_results))
     return agent
+
+
+def session_tools(session: Session) -> list[Tool]:
+    """The built-in tools; bash offers to run outside a configured sandbox (SPEC 4.9)."""
+    from saikish.tools import builtin_tools
+    from saikish.tools.sandbox import offer_outside
+
+    tools = builtin_tools()
+    if session.sandbox.configured:
+        tools["bash"] = offer_outside(tools["bash"])
+    return list(tools.values())
+
+
+def editor_agents(args: argparse.Namespace) -> Callable[[str, Approver], Agent]:
+    """`saikish acp`: an Agent per editor session, in the directory the editor names."""
+    from pathlib import Path
+
+    from saikish.agent import Agent
+    from saikish.approval import DeadlineApprover
+    from saikish.config import find_config, load_config
+    from saikish.models import load_model, parse_spec
+
+    def make(cwd: str, approver: Approver) -> Agent:
+        config = load_config(find_config(args.config, Path(cwd)))
+        model = load_model(parse_spec(args.model, config), config)
+        session = make_session(args, config, cwd)
+        seconds = timeout_s(args, config)  # the countdown, as in the terminal (SPEC 5.2)
+        asker = DeadlineApprover(approver, seconds) if seconds else approver
+        return Agent.create(model, session_tools(session), asker, session=session)
+
+    return make

@@ -36,6 +36,7 @@ from saikish.types import (
 )
 
 STOPPED = "Not run: the person stopped this batch of tool calls. Wait for their next message."
+CANCELLED = "cancelled by the person"
 INTERRUPTED = "Interrupted by the person (Ctrl-C); the command was killed. Wait for them."
 
 __all__ = ["NO_TTY", "ApprovalRequest", "Approver", "BatchOutcome", "CallRecord", "Executor",
@@ -123,6 +124,7 @@ class Executor:
         batch = tuple(calls)
         for index, call in enumerate(batch):
             self.events.publish(CallProposed(call, index, len(batch)))
+            self._stop_if_cancelled(outcome)
             if outcome.stopped:
                 self._finish(outcome, call, Decision.not_run(STOPPED),
                              ToolResult(call.id, call.name, STOPPED, True))
@@ -141,7 +143,13 @@ class Executor:
             if decision.outcome is Outcome.REJECTED_HARD:
                 outcome.stopped = True
                 outcome.stop_reason = decision.feedback or "stopped by the person"
+        self._stop_if_cancelled(outcome)
         return outcome
+
+    def _stop_if_cancelled(self, outcome: BatchOutcome) -> None:
+        """Agent.cancel() (an editor's stop button): no further call runs in this batch."""
+        if self.run_context.cancel.is_set() and not outcome.stopped:
+            outcome.stopped, outcome.stop_reason = True, CANCELLED
 
     def _decide(self, call: ToolCall, index: int,
                 batch: tuple[ToolCall, ...]) -> tuple[Decision, ToolCall, Assessment]:

@@ -24,7 +24,7 @@ from saikish.types import Assessment, Autonomy, Mode, ToolCall, Verdict
 
 def run_subcommand(name: str, argv: list[str], io: Streams) -> int:
     """Dispatch `saikish NAME ARGV`."""
-    handler = {"check": check, "allowlist": allowlist, "audit": audit}[name]
+    handler = {"check": check, "allowlist": allowlist, "audit": audit, "acp": acp}[name]
     return handler(argv, io)
 
 
@@ -246,3 +246,29 @@ def audit(argv: list[str], io: Streams) -> int:
     Console(file=io.stdout, highlight=False, width=160).print(audit_table(entries))
     return 0
 
+
+# -- acp --------------------------------------------------------------------------
+
+def acp(argv: list[str], io: Streams) -> int:
+    """`saikish acp`: an Agent Client Protocol agent on stdin/stdout (docs/SPEC.md §7.4)."""
+    from saikish.acp import AcpServer
+    from saikish.app import editor_agents
+    from saikish.jsonrpc import Connection
+
+    parser = argparse.ArgumentParser(
+        prog="saikish acp", description="Serve the Agent Client Protocol on stdio, for "
+                                        "editors (Zed, JetBrains, Neovim clients).")
+    parser.add_argument("-m", "--model", metavar="PROVIDER:MODEL")
+    parser.add_argument("-c", "--config", metavar="PATH")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--auto-approve", action="store_true")
+    mode.add_argument("--auto-deny", action="store_true")
+    parser.add_argument("--autonomy", choices=[a.value for a in Autonomy])
+    parser.add_argument("--sandbox", choices=("auto", "workspace-write", "read-only", "off"),
+                        metavar="MODE")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="approval timeout (0 = wait forever)")
+    args = parse_args(parser, argv, io)
+    if isinstance(args, int):
+        return args
+    return AcpServer(Connection(io.stdin, io.stdout), editor_agents(args)).serve()
