@@ -7,6 +7,7 @@ spell a decision through these functions, so a reader learns the words once.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from saikish.events import (
@@ -83,36 +84,37 @@ def usage_fields(usage: Usage) -> dict[str, int]:
 
 def event_json(event: Event) -> dict[str, Any]:
     """One `stream-json` line: {"type": ..., ...fields}."""
-    return {"type": event.kind, **_event_fields(event)}
+    return {"type": event.kind, **EVENT_FIELDS[type(event)](event)}
 
 
-def _event_fields(event: Event) -> dict[str, Any]:  # noqa: PLR0911 - one case per type
-    if isinstance(event, TurnStarted):
-        return {"number": event.number}
-    if isinstance(event, TextDelta):
-        return {"text": event.text}
-    if isinstance(event, CallProposed):
-        return {"call": call_fields(event.call), "index": event.index,
-                "batch_size": event.batch_size}
-    if isinstance(event, CallDecided):
-        return {"call": call_fields(event.call),
-                **decision_fields(event.decision, event.assessment, event.edited)}
-    if isinstance(event, CallStarted):
-        return {"call": call_fields(event.call)}
-    if isinstance(event, CallFinished):
-        return {"call": call_fields(event.call), "decision": event.decision.outcome.value,
-                "duration_s": round(event.duration_s, 3), **result_fields(event.result)}
-    if isinstance(event, UsageReported):
-        return usage_fields(event.usage)
-    if isinstance(event, RetryNotice):
-        return {"message": event.message, "attempt": event.attempt, "delay_s": event.delay_s}
-    if isinstance(event, Notice):
-        return {"text": event.text}
-    if isinstance(event, ErrorOccurred):
-        return {"message": event.message}
-    if isinstance(event, TurnEnded):
-        return {"text": event.text, "tool_calls": event.tool_calls}
-    if isinstance(event, RunEnded):
-        return {"result": event.text, "exit_reason": event.exit_reason,
-                "message": event.message or None, "usage": usage_fields(event.usage)}
-    raise TypeError(f"not an event: {event!r}")  # pragma: no cover - Event is a closed union
+def _call_decided(event: CallDecided) -> dict[str, Any]:
+    return {"call": call_fields(event.call),
+            **decision_fields(event.decision, event.assessment, event.edited)}
+
+
+def _call_finished(event: CallFinished) -> dict[str, Any]:
+    return {"call": call_fields(event.call), "decision": event.decision.outcome.value,
+            "duration_s": round(event.duration_s, 3), **result_fields(event.result)}
+
+
+def _run_ended(event: RunEnded) -> dict[str, Any]:
+    return {"result": event.text, "exit_reason": event.exit_reason,
+            "message": event.message or None, "usage": usage_fields(event.usage)}
+
+
+# The fields of each event type on the wire: one row per type (docs/events.md).
+EVENT_FIELDS: dict[type, Callable[[Any], dict[str, Any]]] = {
+    TurnStarted: lambda e: {"number": e.number},
+    TextDelta: lambda e: {"text": e.text},
+    CallProposed: lambda e: {"call": call_fields(e.call), "index": e.index,
+                             "batch_size": e.batch_size},
+    CallDecided: _call_decided,
+    CallStarted: lambda e: {"call": call_fields(e.call)},
+    CallFinished: _call_finished,
+    UsageReported: lambda e: usage_fields(e.usage),
+    RetryNotice: lambda e: {"message": e.message, "attempt": e.attempt, "delay_s": e.delay_s},
+    Notice: lambda e: {"text": e.text},
+    ErrorOccurred: lambda e: {"message": e.message},
+    TurnEnded: lambda e: {"text": e.text, "tool_calls": e.tool_calls},
+    RunEnded: _run_ended,
+}

@@ -77,3 +77,22 @@ def test_the_approval_seam_and_events_import_only_the_vocabulary() -> None:
     edges = graph()
     assert edges["saikish.approval"] == {"saikish.types"}
     assert edges["saikish.events"] == {"saikish.types"}
+
+
+CORE = ("saikish.agent", "saikish.executor", "saikish.approval", "saikish.events",
+        "saikish.subscribers", "saikish.vocabulary", "saikish.acp", "saikish.jsonrpc",
+        "saikish.tools.function")
+
+
+def test_the_core_has_no_terminal_code() -> None:
+    """The API, the stream and the editor front end work without ui/ (docs/SPEC.md §7.3)."""
+    edges = graph()
+    seen = {m: sorted(d for d in edges[m] if d.startswith("saikish.ui")) for m in CORE}
+    assert seen == {m: [] for m in CORE}
+
+
+def test_every_event_type_has_its_json_fields() -> None:
+    from saikish.events import EVENT_TYPES
+    from saikish.vocabulary import EVENT_FIELDS
+
+    assert set(EVENT_FIELDS) == set(EVENT_TYPES)
