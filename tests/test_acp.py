@@ -83,7 +83,7 @@ def script(tmp_path: Path, text: str) -> str:
 
 
 async def converse(editor: Editor, ws: Path, model: str, *prompts: str,
-                   flags: tuple[str, ...] = ()) -> list[str]:
+                   flags: tuple[str, ...] = (), mode: str | None = None) -> list[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     async with spawn_agent_process(editor, sys.executable, "-m", "saikish", "acp", "-m", model,
                                    *flags, env=env, cwd=ws) as (conn, _process):
@@ -92,6 +92,8 @@ async def converse(editor: Editor, ws: Path, model: str, *prompts: str,
         assert init.protocol_version == 1 and init.agent_info and \
             init.agent_info.name == "saikish"
         session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+        if mode is not None:
+            await conn.set_session_mode(session_id=session.session_id, mode_id=mode)
         stops = []
         for prompt in prompts:
             response = await conn.prompt(session_id=session.session_id,
@@ -247,3 +249,39 @@ def test_a_raw_json_rpc_conversation(ws: Path, tmp_path: Path) -> None:
     assert answers[2] == {"jsonrpc": "2.0", "id": 9, "error": {
         "code": -32601, "message": "saikish does not know no/such"}}
     assert first.returncode == 0 and first.stderr == ""
+
+
+def test_the_editor_can_switch_the_mode(ws: Path, tmp_path: Path) -> None:
+    model = script(tmp_path, "- tool_calls: [{name: bash, arguments: {command: touch a}}]\n"
+                             "- text: ok\n")
+    editor = Editor([])
+    run(converse(editor, ws, model, "go", mode="auto-approve"))
+    assert editor.asked == [] and (ws / "a").exists()
+
+
+def test_an_editor_that_never_answers_meets_the_countdown(ws: Path, tmp_path: Path) -> None:
+    model = script(tmp_path, """\
+- tool_calls:
+    - {name: bash, arguments: {command: touch a}}
+    - {name: bash, arguments: {command: touch b}}
+- text: never
+""")
+    never = asyncio.Event()
+
+    def silent(tool_call: Any, options: list[PermissionOption]) -> RequestPermissionResponse:
+        raise AssertionError("not reached")
+
+    class Silent(Editor):
+        async def request_permission(self, session_id: str, tool_call: Any,
+                                     options: list[PermissionOption],
+                                     **kwargs: Any) -> RequestPermissionResponse:
+            self.asked.append((tool_call, [o.kind for o in options]))
+            await never.wait()  # the person walked away
+            return silent(tool_call, options)
+
+    editor = Silent([])
+    assert run(converse(editor, ws, model, "go", flags=("--timeout", "0.3"))) == ["end_turn"]
+    assert len(editor.asked) == 1 and not (ws / "a").exists() and not (ws / "b").exists()
+    audit = [json.loads(line) for line in
+             (tmp_path / "state" / "audit.jsonl").read_text().splitlines()]
+    assert [(e["decision"], e["source"]) for e in audit] == [("rejected_hard", "timeout")]
