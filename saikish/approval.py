@@ -3,7 +3,8 @@
 An `Approver` answers one `ApprovalRequest` with a `Decision`. Everything here
 is usable without a terminal: the terminal prompt (ui/approver.py), an
 editor over ACP, or an embedding program are implementations. This module
-imports only the vocabulary (types.py), never the executor, the agent or ui/.
+imports only the vocabulary (types.py, the Tool type), never the executor, the
+agent or ui/.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from saikish.tools.base import Tool
 from saikish.types import Assessment, Decision, Outcome, Source, ToolCall
 
 __all__ = [
@@ -37,6 +39,8 @@ class ApprovalRequest:
     outside_sandbox: bool = False
     # A question a running tool asks through ctx.confirm (docs/SPEC.md §7.3), else "".
     message: str = ""
+    # The tool called: how it shows itself (summary, editable argument, paths).
+    tool: Tool | None = None
 
 
 class Approver(Protocol):

@@ -192,7 +192,8 @@ class Executor:
             assessment = replace(assessment, verdict=Verdict.ASK, reason=question)
         outside = self.session.sandbox.configured and call.name in SANDBOXED_TOOLS
         return self.approver.ask(ApprovalRequest(call, assessment, index, batch,
-                                                 self.session.workspace, outside))
+                                                 self.session.workspace, outside,
+                                                 tool=self.tools.get(call.name)))
 
     def _sandbox_question(self, call: ToolCall, approved: Decision) -> str | None:
         """Why a call nobody looked at must be asked after all: it cannot run inside (4.9)."""
@@ -252,7 +253,8 @@ class Executor:
             decision = Decision.approve(Source.MODE)
         else:
             decision = self.approver.ask(ApprovalRequest(
-                question, assessment, 0, (question,), self.session.workspace, message=message))
+                question, assessment, 0, (question,), self.session.workspace, message=message,
+                tool=self.tools[call.name]))
         self.events.publish(CallDecided(question, decision, assessment, question))
         # Only a plain yes counts: an edit or an "always" rule cannot apply to a question.
         return decision.approved and decision.edited_call is None

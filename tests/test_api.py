@@ -269,3 +269,13 @@ def test_auto_deny_mode_via_create(ws: Path) -> None:
     agent.send("go")
     decided = [e.decision for e in agent.events() if isinstance(e, CallDecided)]
     assert [(d.outcome.value, d.source) for d in decided] == [("rejected_soft", Source.MODE)]
+
+
+def test_the_request_carries_the_tool_so_front_ends_need_not_know_tool_names(ws: Path) -> None:
+    approver = ScriptedApprover([yes])
+    agent = Agent.create(script({"tool_calls": [{"name": "write_file", "arguments": {
+        "path": "a.txt", "content": "x"}}]}), approver=approver, workspace=ws)
+    agent.send("go")
+    [asked] = approver.asked
+    assert asked.tool is not None and asked.tool.editable_argument == "content"
+    assert asked.tool.summary(asked.call.arguments) == "write_file a.txt"

@@ -75,7 +75,7 @@ def test_the_layers_have_no_import_circles() -> None:
 
 def test_the_approval_seam_and_events_import_only_the_vocabulary() -> None:
     edges = graph()
-    assert edges["saikish.approval"] == {"saikish.types"}
+    assert edges["saikish.approval"] == {"saikish.types", "saikish.tools.base"}
     assert edges["saikish.events"] == {"saikish.types"}
 
 
