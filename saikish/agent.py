@@ -77,7 +77,7 @@ class Agent:
     def create(cls, model: str | Model, tools: Iterable[Tool | Toolset] | None = None,
                approver: Approver | None = None, workspace: str | Path = ".", *,
                config: Config | None = None, session: Session | None = None,
-               mode: Mode | None = None, autonomy: Autonomy | None = None) -> Agent:
+               mode: Mode | str | None = None, autonomy: Autonomy | str | None = None) -> Agent:
         """An agent that needs no terminal (docs/SPEC.md §7.3).
 
         `model` is a spec string ("openai:gpt-4.1-mini", "script:PATH.yml") or a
@@ -91,8 +91,8 @@ class Agent:
         config = session.config if session else (config or Config())
         if session is None:
             session = Session(config, str(Path(workspace).resolve()),
-                              mode or config.confirmation.mode,
-                              autonomy or config.confirmation.autonomy)
+                              Mode(mode or config.confirmation.mode),
+                              Autonomy(autonomy or config.confirmation.autonomy))
         if isinstance(model, str):
             model = load_model(parse_spec(model, config), config)
         chosen = list(builtin_tools().values()) if tools is None else flatten(tools)

@@ -30,7 +30,7 @@ from saikish.models.base import Message, TextSink
 from saikish.models.script import ScriptModel, parse_turns
 from saikish.session import Session
 from saikish.tools.base import Tool
-from saikish.types import Assessment, Mode, Risk, ToolCall, Turn, Verdict
+from saikish.types import Assessment, Risk, ToolCall, Turn, Verdict
 from saikish.ui.render import ConsoleReporter
 
 Answer = Callable[[ApprovalRequest], Decision]
@@ -265,7 +265,7 @@ def test_a_subscriber_can_be_removed(ws: Path) -> None:
 
 def test_auto_deny_mode_via_create(ws: Path) -> None:
     agent = Agent.create(script({"tool_calls": [bash("touch a")]}), workspace=ws,
-                         mode=Mode.AUTO_DENY)
+                         mode="auto-deny")
     agent.send("go")
     decided = [e.decision for e in agent.events() if isinstance(e, CallDecided)]
     assert [(d.outcome.value, d.source) for d in decided] == [("rejected_soft", Source.MODE)]
