@@ -1,3 +1,77 @@
-"""saikish: an interactive terminal agent shell that asks before anything changes."""
+"""saikish: an interactive terminal agent shell that asks before anything changes.
+
+The public Python API (docs/SPEC.md §7.3). Names are imported on first use, so
+`saikish --version` does not pay for the whole package.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from saikish.agent import Agent, RunResult
+    from saikish.approval import (
+        ApprovalRequest,
+        Approver,
+        ConfirmHooks,
+        DeadlineApprover,
+        NoTerminalApprover,
+    )
+    from saikish.errors import ConfigError, ModelError, RuleError, SaikishError, UsageError
+    from saikish.events import (
+        CallDecided,
+        CallFinished,
+        CallProposed,
+        CallStarted,
+        ErrorOccurred,
+        Event,
+        EventBus,
+        Notice,
+        RetryNotice,
+        RunEnded,
+        TextDelta,
+        TurnEnded,
+        TurnStarted,
+        UsageReported,
+    )
+    from saikish.tools.base import Tool, ToolOutput
+    from saikish.tools.function import ToolContext, Toolset, tool
+    from saikish.types import Autonomy, Decision, Mode, Outcome, Risk, Source, ToolCall, ToolResult
+
+_HOMES = {
+    "saikish.agent": ("Agent", "RunResult"),
+    "saikish.approval": ("ApprovalRequest", "Approver", "ConfirmHooks", "DeadlineApprover",
+                         "NoTerminalApprover"),
+    "saikish.errors": ("ConfigError", "ModelError", "RuleError", "SaikishError", "UsageError"),
+    "saikish.events": ("CallDecided", "CallFinished", "CallProposed", "CallStarted",
+                       "ErrorOccurred", "Event", "EventBus", "Notice", "RetryNotice", "RunEnded",
+                       "TextDelta", "TurnEnded", "TurnStarted", "UsageReported"),
+    "saikish.tools.base": ("Tool", "ToolOutput"),
+    "saikish.tools.function": ("ToolContext", "Toolset", "tool"),
+    "saikish.types": ("Autonomy", "Decision", "Mode", "Outcome", "Risk", "Source", "ToolCall",
+                      "ToolResult"),
+}
+_WHERE = {name: module for module, names in _HOMES.items() for name in names}
+__all__ = [
+    "__version__",
+    "Agent", "ApprovalRequest", "Approver", "Autonomy", "CallDecided", "CallFinished",
+    "CallProposed", "CallStarted", "ConfigError", "ConfirmHooks", "DeadlineApprover",
+    "Decision", "ErrorOccurred", "Event", "EventBus", "Mode", "ModelError",
+    "NoTerminalApprover", "Notice", "Outcome", "RetryNotice", "Risk", "RuleError", "RunEnded",
+    "RunResult", "SaikishError", "Source", "TextDelta", "Tool", "ToolCall", "ToolContext",
+    "ToolOutput", "ToolResult", "Toolset", "TurnEnded", "TurnStarted", "UsageError",
+    "UsageReported", "tool",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its module on first use (PEP 562)."""
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'saikish' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -2,10 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+from saikish.approval import (
+    Approver,
+    ConfirmHook,
+    ConfirmHooks,
+    HookedApprover,
+    NoTerminalApprover,
+)
+from saikish.config import Config
 from saikish.errors import ModelError, SaikishError
+from saikish.events import (
+    CallDecided,
+    CallFinished,
+    CallProposed,
+    ErrorOccurred,
+    Event,
+    EventBus,
+    Recorder,
+    RunEnded,
+    Subscriber,
+    TextDelta,
+    TurnEnded,
+    TurnStarted,
+    UsageReported,
+)
 from saikish.executor import BatchOutcome, CallRecord, Executor
 from saikish.models.base import (
     AssistantMessage,
@@ -15,10 +39,13 @@ from saikish.models.base import (
     ToolResults,
     UserMessage,
 )
-from saikish.tools.base import Tool
-from saikish.types import Decision, StopReason, ToolResult, Turn, Usage
+from saikish.session import Session
+from saikish.tools.base import RunContext, Tool
+from saikish.tools.function import Toolset, flatten
+from saikish.types import Autonomy, Decision, Mode, StopReason, ToolResult, Turn, Usage
+from saikish.vocabulary import ERROR, FINISHED, MAX_ITERATIONS, STOPPED
 
-FINISHED, STOPPED, MAX_ITERATIONS, ERROR = "finished", "stopped", "max_iterations", "error"
+__all__ = ["ERROR", "FINISHED", "MAX_ITERATIONS", "STOPPED", "Agent", "RunResult"]
 CUT_OFF = "Not run: the call was cut off (the answer hit the token limit) and is incomplete."
 
 
@@ -43,26 +70,89 @@ class Agent:
         self.model, self.executor, self.tools = model, executor, list(tools)
         self.system_prompt, self.max_iterations = system_prompt, max_iterations
         self.messages: list[Message] = []
+        self.bus: EventBus = executor.events
+        self._recorder = Recorder()
+        self.bus.subscribe(self._recorder)
+
+    @classmethod
+    def create(cls, model: str | Model, tools: Iterable[Tool | Toolset] | None = None,
+               approver: Approver | None = None, workspace: str | Path = ".", *,
+               config: Config | None = None, session: Session | None = None,
+               mode: Mode | str | None = None, autonomy: Autonomy | str | None = None) -> Agent:
+        """An agent that needs no terminal (docs/SPEC.md §7.3).
+
+        `model` is a spec string ("openai:gpt-4.1-mini", "script:PATH.yml") or a
+        Model; `tools=None` means the built-in tools; `approver=None` rejects
+        every call that would ask (no terminal: fails closed). `session` (the
+        CLI's, with allowlist, audit and sandbox) wins over workspace/mode/autonomy.
+        """
+        from saikish.models import load_model, parse_spec
+        from saikish.tools import builtin_tools
+
+        config = session.config if session else (config or Config())
+        if session is None:
+            session = Session(config, str(Path(workspace).resolve()),
+                              Mode(mode or config.confirmation.mode),
+                              Autonomy(autonomy or config.confirmation.autonomy))
+        if isinstance(model, str):
+            model = load_model(parse_spec(model, config), config)
+        chosen = list(builtin_tools().values()) if tools is None else flatten(tools)
+        hooked = HookedApprover(ConfirmHooks(), approver or NoTerminalApprover())
+        run_context = RunContext(session.workspace, config.tools.output_limit,
+                                 config.tools.bash_timeout, secrets=config.secrets())
+        executor = Executor(session, {t.name: t for t in chosen}, hooked, run_context=run_context)
+        return cls(model, executor, chosen, config.system_prompt, config.llm.max_iterations)
+
+    def add_confirm_hook(self, hook: ConfirmHook, priority: int = 0) -> Callable[[], None]:
+        """Consult `hook` before the approver (docs/SPEC.md §7.2); returns its remover."""
+        approver = self.executor.approver
+        if not isinstance(approver, HookedApprover):
+            approver = self.executor.approver = HookedApprover(ConfirmHooks(), approver)
+        return approver.hooks.add(hook, priority)
+
+    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
+        """Receive every event from now on; returns a function that unsubscribes."""
+        return self.bus.subscribe(subscriber)
+
+    def events(self) -> tuple[Event, ...]:
+        """The events of the last (or the running) `send`, in order."""
+        return tuple(self._recorder.events)
+
+    def cancel(self) -> None:
+        """Stop the running `send` (from another thread): kill a running command, run no more."""
+        self.executor.run_context.cancel.set()
 
     def clear(self) -> None:
         """Forget the conversation."""
         self.messages.clear()
 
-    def send(self, text: str, on_text: TextSink,
+    def send(self, text: str, on_text: TextSink | None = None,
              on_turn_end: Callable[[], None] = lambda: None) -> RunResult:
         """Run the loop for one user message; `on_turn_end` runs after each model turn."""
+        self._recorder.events.clear()
+        self.executor.run_context.cancel.clear()
+        result = self._loop(text, on_text or (lambda piece: None), on_turn_end)
+        self.bus.publish(RunEnded(result.text, result.exit_reason, result.message,
+                                  result.usage))
+        return result
+
+    def _loop(self, text: str, on_text: TextSink, on_turn_end: Callable[[], None]) -> RunResult:
         self.messages.append(UserMessage(text))
         records: list[CallRecord] = []
         usage = Usage()
         last = Turn()
-        for _ in range(self.max_iterations):
+        for number in range(1, self.max_iterations + 1):
+            self.bus.publish(TurnStarted(number))
             try:
                 last = self._complete(on_text)
             except ModelError as exc:
+                self.bus.publish(ErrorOccurred(str(exc)))
                 return RunResult(exc.partial, ERROR, tuple(records), usage, str(exc))
             usage += last.usage
+            self.bus.publish(UsageReported(last.usage))
+            self.bus.publish(TurnEnded(last.text, len(last.tool_calls)))
             on_turn_end()  # e.g. close a live display before anything is asked
-            records.extend(_cut_off(last))
+            records.extend(self._cut_off(last))
             if not last.tool_calls:  # finish_reason is not trusted: tool calls decide
                 note = "the answer was cut off at the token limit" \
                     if last.stop is StopReason.MAX_TOKENS else ""
@@ -102,6 +192,7 @@ class Agent:
 
         def sink(piece: str) -> None:
             streamed.append(piece)
+            self.bus.publish(TextDelta(piece))
             on_text(piece)
 
         try:
@@ -129,7 +220,14 @@ class Agent:
             self.messages.append(AssistantMessage(Turn(text=exc.partial + " [interrupted]")))
 
 
-def _cut_off(turn: Turn) -> list[CallRecord]:
-    return [CallRecord(call, Decision.invalid("cut off at the token limit"),
-                       ToolResult(call.id, call.name, CUT_OFF, True))
-            for call in turn.incomplete_calls]
+    def _cut_off(self, turn: Turn) -> list[CallRecord]:
+        """Calls cut off by the token limit: reported as invalid, never run."""
+        records = []
+        for index, call in enumerate(turn.incomplete_calls):
+            record = CallRecord(call, Decision.invalid("cut off at the token limit"),
+                                ToolResult(call.id, call.name, CUT_OFF, True))
+            self.bus.publish(CallProposed(call, index, len(turn.incomplete_calls)))
+            self.bus.publish(CallDecided(call, record.decision, None, call))
+            self.bus.publish(CallFinished(call, record.result, record.decision))
+            records.append(record)
+        return records

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from saikish.errors import SaikishError
-from saikish.types import Assessment, Decision, Source, ToolCall
+from saikish.types import Assessment, Decision, ToolCall
 
 MAX_BYTES = 5 * 1024 * 1024
 BACKUPS = 3
@@ -120,8 +120,10 @@ class AuditLog:
             "tool": call.name,
             "arguments": redact(head_only(call.wire_arguments)),
             "risk": assessment.risk.name if assessment else None,
-            "decision": "timeout" if decision.source is Source.TIMEOUT else (
-                "edited" if edited and decision.approved else decision.outcome.value),
+            # One vocabulary with the JSON outputs (docs/events.md): a timeout is a source,
+            # an edit is a flag.
+            "decision": decision.outcome.value,
+            "edited": edited,
             "source": decision.source.value,
             "rule": decision.rule or (assessment.rule if assessment else None),
             "feedback": redact_text(head_only(decision.feedback)) if decision.feedback else None,

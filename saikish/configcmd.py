@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from saikish.cli import Streams, parse_args
+from saikish.app import Streams, parse_args
 from saikish.config import Config, merge, project_layer, read_layers
 from saikish.trust import TrustStore, load_config_trusted
 from saikish.ui.inert import inert

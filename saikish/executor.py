@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 
+from saikish.approval import NO_TTY, ApprovalRequest, Approver, NoTerminalApprover
+from saikish.events import (
+    CallDecided,
+    CallFinished,
+    CallProposed,
+    CallStarted,
+    Event,
+    EventBus,
+    Notice,
+    Subscriber,
+)
 from saikish.policy import decide
 from saikish.session import Session
+from saikish.subscribers import audit_subscriber
 from saikish.tools.base import RunContext, Tool
 from saikish.tools.sandbox import SANDBOXED_TOOLS, runs_inside, wants_outside
 from saikish.types import (
@@ -23,32 +36,11 @@ from saikish.types import (
 )
 
 STOPPED = "Not run: the person stopped this batch of tool calls. Wait for their next message."
+CANCELLED = "cancelled by the person"
 INTERRUPTED = "Interrupted by the person (Ctrl-C); the command was killed. Wait for them."
-NO_TTY = ("needs approval, but there is no terminal to ask. Run with --auto-approve or "
-          "--auto-deny, or allow it in the allowlist (saikish allowlist add RULE).")
 
-
-@dataclass(frozen=True)
-class ApprovalRequest:
-    """What an Approver is asked: one call, the policy's reasons, and the batch around it."""
-
-    call: ToolCall
-    assessment: Assessment
-    index: int
-    batch: tuple[ToolCall, ...]
-    workspace: str
-    # Approving runs the call outside the sandbox: the box says so (docs/SPEC.md §4.9).
-    outside_sandbox: bool = False
-    # Where "Always (remember)" saves, said in the box before it is chosen (§4.5).
-    always_note: str = ""
-
-
-class Approver(Protocol):
-    """Asks the person about one call (docs/SPEC.md §4.1 step 7)."""
-
-    def ask(self, request: ApprovalRequest) -> Decision:
-        """The person's decision; Decision.edit(...) sends an edited call round again."""
-        ...
+__all__ = ["NO_TTY", "ApprovalRequest", "Approver", "BatchOutcome", "CallRecord", "Executor",
+           "NoTerminalApprover", "Reporter", "SilentReporter", "rejection_message"]
 
 
 class Reporter(Protocol):
@@ -77,12 +69,18 @@ class SilentReporter:
         """Nothing."""
 
 
-class NoTerminalApprover:
-    """Step 7 without a terminal: reject hard, naming the ways out (never reads stdin)."""
+def reporter_subscriber(reporter: Reporter) -> Subscriber:
+    """A Reporter (the older, three-method view) as a subscriber of the event stream."""
 
-    def ask(self, request: ApprovalRequest) -> Decision:
-        """Always a hard rejection with source no_tty."""
-        return Decision.reject_hard(Source.NO_TTY, f"{request.call.name} {NO_TTY}")
+    def deliver(event: Event) -> None:
+        if isinstance(event, CallDecided):
+            reporter.decided(event.call, event.decision, event.assessment)
+        elif isinstance(event, CallFinished) and event.decision.approved:
+            reporter.ran(event.call, event.result)
+        elif isinstance(event, Notice):
+            reporter.note(event.text)
+
+    return deliver
 
 
 @dataclass(frozen=True)
@@ -110,22 +108,31 @@ class Executor:
     """Takes a batch in order, one decision per call, re-evaluated for every call."""
 
     def __init__(self, session: Session, tools: Mapping[str, Tool], approver: Approver,
-                 reporter: Reporter | None = None, run_context: RunContext | None = None) -> None:
+                 reporter: Reporter | None = None, run_context: RunContext | None = None,
+                 events: EventBus | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.session, self.tools, self.approver = session, tools, approver
-        self.reporter = reporter or SilentReporter()
         self.run_context = run_context or RunContext(session.workspace)
         self._seen: dict[str, str | None] = {}  # call id -> Tool.state when it was decided
+        self.events, self.clock = events or EventBus(), clock
+        if session.audit is not None:
+            self.events.subscribe(audit_subscriber(session.audit))
+        if reporter is not None:
+            self.events.subscribe(reporter_subscriber(reporter))
 
     def run_batch(self, calls: Sequence[ToolCall]) -> BatchOutcome:
         """Decide and run every call; after a hard rejection the rest only get results."""
         outcome = BatchOutcome()
         batch = tuple(calls)
         for index, call in enumerate(batch):
+            self.events.publish(CallProposed(call, index, len(batch)))
+            self._stop_if_cancelled(outcome)
             if outcome.stopped:
-                self._finish(outcome, call, Decision.reject_hard(Source.USER, STOPPED),
+                self._finish(outcome, call, Decision.not_run(STOPPED),
                              ToolResult(call.id, call.name, STOPPED, True))
                 continue
             decision, final_call, assessment = self._decide(call, index, batch)
+            started = self.clock()
             try:
                 result = self._result(final_call, decision, original=call)
                 while result is None:  # the sandbox could not start: nothing ran, so ask
@@ -135,17 +142,23 @@ class Executor:
                 result = ToolResult(call.id, final_call.name, INTERRUPTED, True)
                 decision = Decision.reject_hard(Source.USER, "interrupted by the person")
                 outcome.interrupted = True
-            self._finish(outcome, call, decision, result, final_call)
+            self._finish(outcome, call, decision, result, final_call, self.clock() - started)
             if decision.outcome is Outcome.REJECTED_HARD:
                 outcome.stopped = True
                 outcome.stop_reason = decision.feedback or "stopped by the person"
+        self._stop_if_cancelled(outcome)
         return outcome
+
+    def _stop_if_cancelled(self, outcome: BatchOutcome) -> None:
+        """Agent.cancel() (an editor's stop button): no further call runs in this batch."""
+        if self.run_context.cancel.is_set() and not outcome.stopped:
+            outcome.stopped, outcome.stop_reason = True, CANCELLED
 
     def _decide(self, call: ToolCall, index: int,
                 batch: tuple[ToolCall, ...]) -> tuple[Decision, ToolCall, Assessment]:
         """The decision for `call`, following the person's edits through the pipeline."""
         for warning in self.session.fresh_warnings():  # e.g. allowlist.yaml broken mid-session
-            self.reporter.note(warning)
+            self.events.publish(Notice(warning))
         current = call
         while True:
             assessment = decide(current, self.session.context(self.tools))
@@ -154,12 +167,11 @@ class Executor:
             if decision.edited_call is None:
                 break
             current = decision.edited_call
-        if decision.remember:
-            self.reporter.note(self.session.remember(decision.remember, decision.persist,
-                                                      decision.scope))
-        if self.session.audit:
-            self.session.audit.record(current, decision, assessment, edited=current != call)
-        self.reporter.decided(current, decision, assessment)
+        note = self.session.remember(decision.remember, decision.persist, decision.scope) \
+            if decision.remember else None
+        self.events.publish(CallDecided(current, decision, assessment, call))
+        if note:
+            self.events.publish(Notice(note))
         return decision, current, assessment
 
     def _verdict(self, call: ToolCall, assessment: Assessment, index: int,
@@ -187,7 +199,8 @@ class Executor:
         outside = self.session.sandbox.configured and call.name in SANDBOXED_TOOLS
         return self.approver.ask(ApprovalRequest(
             call, assessment, index, batch, self.session.workspace, outside,
-            self.session.always_note(assessment.proposed_rules)))
+            tool=self.tools.get(call.name),
+            always_note=self.session.always_note(assessment.proposed_rules)))
 
     def _sandbox_question(self, call: ToolCall, approved: Decision) -> str | None:
         """Why a call nobody looked at must be asked after all: it cannot run inside (4.9)."""
@@ -229,7 +242,9 @@ class Executor:
              seen: str | None = None) -> ToolResult | None:
         tool = self.tools[call.name]
         sandbox = self.session.sandbox.sandbox if runs_inside(call, decision) else None
-        context = replace(self.run_context, sandbox=sandbox, expected_state=seen)
+        context = replace(self.run_context, sandbox=sandbox, expected_state=seen,
+                          confirm=lambda message, payload: self._confirm(call, message, payload))
+        self.events.publish(CallStarted(call))
         try:
             output = tool.run(call.arguments, context)
         except Exception as exc:  # a tool's own bug must not end the session
@@ -239,19 +254,36 @@ class Executor:
             problem = sandbox.start_failure(text)
             if problem is not None:
                 self.session.sandbox = self.session.sandbox.failed(problem)
-                self.reporter.note(f"the sandbox failed ({problem}); asking instead")
+                self.events.publish(Notice(f"the sandbox failed ({problem}); asking instead"))
                 return None
             note = sandbox.explain_failure(text) if output.is_error else None
             text = f"{text}\n{note}" if note else text
         return ToolResult(call.id, call.name, text, output.is_error)
 
+    def _confirm(self, call: ToolCall, message: str, payload: dict[str, Any]) -> bool:
+        """`ctx.confirm` from a running tool: the same mode, approver and audit (§7.3)."""
+        question = ToolCall(f"{call.id}:confirm", call.name, payload)
+        risk = self.tools[call.name].risk(call.arguments, self.session.workspace)
+        assessment = Assessment(Verdict.ASK, risk, Source.USER, message)
+        if self.session.mode is Mode.AUTO_DENY:
+            decision = Decision.reject_soft(Source.MODE, f"{message} (--auto-deny asks nobody)")
+        elif self.session.mode is Mode.AUTO_APPROVE:
+            decision = Decision.approve(Source.MODE)
+        else:
+            decision = self.approver.ask(ApprovalRequest(
+                question, assessment, 0, (question,), self.session.workspace, message=message,
+                tool=self.tools[call.name]))
+        self.events.publish(CallDecided(question, decision, assessment, question))
+        # Only a plain yes counts: an edit or an "always" rule cannot apply to a question.
+        return decision.approved and decision.edited_call is None
+
     def _finish(self, outcome: BatchOutcome, call: ToolCall, decision: Decision,
-                result: ToolResult, final_call: ToolCall | None = None) -> None:
+                result: ToolResult, final_call: ToolCall | None = None,
+                duration_s: float = 0.0) -> None:
         outcome.results.append(result)
         edited = final_call is not None and final_call != call
         outcome.records.append(CallRecord(call, decision, result, edited))
-        if decision.approved:
-            self.reporter.ran(final_call or call, result)
+        self.events.publish(CallFinished(final_call or call, result, decision, duration_s))
 
 
 def rejection_message(call: ToolCall, decision: Decision) -> str:

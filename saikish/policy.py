@@ -79,7 +79,8 @@ def decide(call: ToolCall, ctx: Context) -> Assessment:
     if call.name == BASH:
         return _decide_bash(str(call.arguments["command"]), ctx)
     assert tool is not None
-    return _decide_tool(call, tool.risk(call.arguments, ctx.workspace), ctx)
+    return _decide_tool(call, tool.risk(call.arguments, ctx.workspace), ctx,
+                        tool.requires_confirmation)
 
 
 # -- step 1 ----------------------------------------------------------------------
@@ -99,7 +100,8 @@ def _invalid(call: ToolCall, tool: Tool | None, ctx: Context) -> str | None:
 
 # -- plain tools -----------------------------------------------------------------
 
-def _decide_tool(call: ToolCall, risk: Risk, ctx: Context) -> Assessment:
+def _decide_tool(call: ToolCall, risk: Risk, ctx: Context,
+                 requires_confirmation: bool = False) -> Assessment:
     for rule in ctx.rules.deny:
         if rule.matches_tool(call.name, call.arguments, ctx.workspace):
             return _reject_by(rule, risk, f"denied by rule {rule}")
@@ -118,7 +120,7 @@ def _decide_tool(call: ToolCall, risk: Risk, ctx: Context) -> Assessment:
         # The read boundary (§4.8) is asked under every autonomy level.
         return _mode_or_ask(risk, f"{call.name} reads {path}, which is {_concern(concern)}",
                             ctx, proposed, opaque=False)
-    if auto_approves(ctx.autonomy, risk):
+    if auto_approves(ctx.autonomy, risk) and not requires_confirmation:
         return Assessment(Verdict.ALLOW, risk, Source.AUTONOMY,
                           f"{_name(risk)} is allowed under autonomy {ctx.autonomy.value}")
     return _mode_or_ask(risk, f"{call.name} is {_name(risk)}", ctx, proposed, opaque=False)

@@ -13,7 +13,7 @@ from typing import Any
 
 from saikish import paths
 from saikish.allowlist import HEADER, Allowlist, read_state
-from saikish.cli import Streams, parse_args
+from saikish.app import Streams, parse_args
 from saikish.errors import RuleError, UsageError
 from saikish.policy import Context, decide
 from saikish.rule_hints import claude_code_hint, unknown_tool_warnings
@@ -28,7 +28,7 @@ def run_subcommand(name: str, argv: list[str], io: Streams) -> int:
     """Dispatch `saikish NAME ARGV`."""
     from saikish.configcmd import config_command, trust_command
 
-    handler = {"check": check, "allowlist": allowlist, "audit": audit,
+    handler = {"check": check, "allowlist": allowlist, "audit": audit, "acp": acp,
                "config": config_command, "trust": trust_command}[name]
     return handler(argv, io)
 
@@ -148,18 +148,22 @@ def _check_batch(source: str, ctx: Context, io: Streams) -> str:
 
 
 def check_json(assessment: Assessment) -> dict[str, Any]:
-    """The object `saikish check --json` prints (docs/SPEC.md §8)."""
-    decision = {Verdict.ALLOW: "allow", Verdict.ASK: "ask"}.get(assessment.verdict, "reject")
+    """The object `saikish check --json` prints (SPEC 8; words from docs/events.md)."""
+    from saikish.vocabulary import risk_name, verdict_name
+
     return {
-        "decision": decision,
-        "risk": assessment.risk.name,
+        "decision": verdict_name(assessment),
+        "risk": risk_name(assessment.risk),
         "reason": assessment.reason,
         # An ask is decided by the person (docs/SPEC.md §4.1 step 7).
         "source": "user" if assessment.verdict is Verdict.ASK else assessment.source.value,
         "rule": assessment.rule,
         "commands": [{"argv": list(c.argv), "risk": c.risk.name, "allowed_by": c.allowed_by}
                      for c in assessment.commands if not c.is_redirect],
-        "writes": [c.argv[1] for c in assessment.commands if c.is_redirect],
+        "writes": [c.argv[1] for c in assessment.commands
+                   if c.is_redirect and c.argv[0] != "reads"],
+        "reads": [c.argv[1] for c in assessment.commands
+                  if c.is_redirect and c.argv[0] == "reads"],
         "proposed_rules": list(assessment.proposed_rules),
     }
 
@@ -326,3 +330,29 @@ def audit(argv: list[str], io: Streams) -> int:
     stream_console(io.stdout).print(audit_table(entries))
     return 0
 
+
+# -- acp --------------------------------------------------------------------------
+
+def acp(argv: list[str], io: Streams) -> int:
+    """`saikish acp`: an Agent Client Protocol agent on stdin/stdout (docs/SPEC.md §7.4)."""
+    from saikish.acp import AcpServer
+    from saikish.app import editor_agents
+    from saikish.jsonrpc import Connection
+
+    parser = argparse.ArgumentParser(
+        prog="saikish acp", description="Serve the Agent Client Protocol on stdio, for "
+                                        "editors (Zed, JetBrains, Neovim clients).")
+    parser.add_argument("-m", "--model", metavar="PROVIDER:MODEL")
+    parser.add_argument("-c", "--config", metavar="PATH")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--auto-approve", action="store_true")
+    mode.add_argument("--auto-deny", action="store_true")
+    parser.add_argument("--autonomy", choices=[a.value for a in Autonomy])
+    parser.add_argument("--sandbox", choices=("auto", "workspace-write", "read-only", "off"),
+                        metavar="MODE")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="approval timeout (0 = wait forever)")
+    args = parse_args(parser, argv, io)
+    if isinstance(args, int):
+        return args
+    return AcpServer(Connection(io.stdin, io.stdout), editor_agents(args)).serve()

@@ -88,6 +88,8 @@ class Outcome(enum.Enum):
     REJECTED_SOFT = "rejected_soft"
     REJECTED_HARD = "rejected_hard"
     INVALID = "invalid"
+    # Never decided: an earlier call of the batch stopped it (docs/SPEC.md §6).
+    NOT_RUN = "not_run"
 
 
 class Source(enum.Enum):
@@ -104,6 +106,7 @@ class Source(enum.Enum):
     INVALID = "invalid"
     NO_TTY = "no_tty"
     AUTO_BUDGET = "auto_budget"
+    HOOK = "hook"
     UNDECIDED = "undecided"
 
 
@@ -230,6 +233,11 @@ class Decision:
     def invalid(cls, problem: str) -> Decision:
         """The call is malformed; the model gets the problem as an error."""
         return cls(Outcome.INVALID, Source.INVALID, None, problem)
+
+    @classmethod
+    def not_run(cls, reason: str) -> Decision:
+        """Never reached: an earlier hard rejection stopped the batch."""
+        return cls(Outcome.NOT_RUN, Source.UNDECIDED, None, reason)
 
     @property
     def approved(self) -> bool:

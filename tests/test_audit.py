@@ -42,7 +42,7 @@ def test_each_decision_is_one_line_with_every_field(tmp_path: Path) -> None:
     assert entry == {"time": "1970-01-01T00:00:00Z", "session": "s1", "tool": "bash",
                      "arguments": {"command": "rm x"}, "risk": None,
                      "decision": "rejected_soft", "source": "user", "rule": None,
-                     "feedback": "no"}
+                     "feedback": "no", "edited": False}
 
 
 def test_the_ledger_rotates(tmp_path: Path) -> None:

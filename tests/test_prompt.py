@@ -375,8 +375,12 @@ def test_an_editor_that_fails_or_changes_nothing_returns_to_the_box(
 def test_the_record_never_claims_a_rule_was_saved(pipe: PipeInput, ws: Path) -> None:
     decision, out = asked(pipe, "a\r", ws)
     assert decision.remember == ("Bash(npm install *)",) and decision.persist
-    assert "saved" not in out  # only the session, after writing the file, says where it went
-    assert "approved by you · always: Bash(npm install *)" in out
+    buffer = io.StringIO()  # the transcript prints the record (the one printer of them)
+    ConsoleReporter(Console(file=buffer, width=100), workspace=str(ws)).decided(
+        ToolCall("1", "bash", {"command": "npm install left-pad"}), decision, None)
+    shown = out + buffer.getvalue()
+    assert "saved" not in shown  # only the session, after writing the file, says where
+    assert "approved by you · always: Bash(npm install *)" in shown
 
 
 # -- the record left in the scrollback ---------------------------------------------

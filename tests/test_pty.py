@@ -162,7 +162,7 @@ def test_the_countdown_runs_out(shell: list[Shell], ws: Path, tmp_path: Path) ->
     assert "Second turn here." not in s.log.getvalue()
     assert s.quit(at_prompt=True) == 0
     audit = (ws.parent / "state" / "audit.jsonl").read_text()
-    assert '"decision": "timeout"' in audit
+    assert '"decision": "rejected_hard", "edited": false, "source": "timeout"' in audit
 
 
 def test_always_remember_covers_the_next_call_without_asking(

@@ -181,7 +181,8 @@ def test_the_box_says_where_remember_saves_before_it_is_chosen(ws: Path) -> None
 
     from rich.console import Console
 
-    from saikish.cli import build_parser, make_session
+    from saikish.app import make_session
+    from saikish.cli import build_parser
     from saikish.executor import ApprovalRequest
     from saikish.policy import decide
     from saikish.ui.preview import approval_panel

@@ -78,7 +78,8 @@ def test_a_repository_trying_every_loosening_key_at_once_gets_none(
     # Nothing ran: no terminal to ask, and the planted allow rules and mode were ignored.
     assert not (ws / "pwned").exists() and not (ws / "planted.txt").exists()
     assert data["calls"][0]["source"] == "no_tty"
-    assert [c["decision"] for c in data["calls"]] == ["rejected_hard", "rejected_hard"]
+    # The second call is never reached after the first stops the batch.
+    assert [c["decision"] for c in data["calls"]] == ["rejected_hard", "not_run"]
     assert not (ws / "hooked").exists() and not (ws / "mcp").exists()
     lines = [line for line in run.err.splitlines() if " ignored: " in line]
     assert len(lines) == len(IGNORED)  # one line per setting, each once

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 from saikish.tools.base import RunContext, Tool, ToolOutput
 from saikish.tools.bash import BASH_TOOL
 from saikish.tools.files import FILE_TOOLS
@@ -9,6 +12,20 @@ from saikish.tools.files import FILE_TOOLS
 __all__ = ["RunContext", "Tool", "ToolOutput", "builtin_tools"]
 
 
+# How each built-in tool shows itself (see Tool.summary): one row per tool.
+_SHOWN_AS: dict[str, dict[str, Any]] = {
+    "bash": {"editable_argument": "command", "summary_argument": "command"},
+    "read_file": {"summary_argument": "path", "path_arguments": ("path",)},
+    "list_files": {"summary_argument": "path", "path_arguments": ("path",)},
+    "grep": {"summary_argument": "pattern", "path_arguments": ("path",)},
+    "write_file": {"editable_argument": "content", "summary_argument": "path",
+                   "path_arguments": ("path",)},
+    "edit_file": {"editable_argument": "new_string", "summary_argument": "path",
+                  "path_arguments": ("path",)},
+}
+
+
 def builtin_tools() -> dict[str, Tool]:
     """Every built-in tool by wire name."""
-    return {tool.name: tool for tool in (BASH_TOOL, *FILE_TOOLS)}
+    return {tool.name: replace(tool, **_SHOWN_AS.get(tool.name, {}))
+            for tool in (BASH_TOOL, *FILE_TOOLS)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 from collections.abc import Callable, Mapping
@@ -30,6 +31,8 @@ class RunContext:
     expected_state: str | None = None
     # Credential values children must not inherit (docs/SPEC.md §4.8, saikish.childenv).
     secrets: tuple[str, ...] = ()
+    # Set by the executor: asks the person from inside a running tool (docs/SPEC.md §7.3).
+    confirm: Callable[[str, dict[str, Any]], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,21 @@ class Tool:
     # What the call's target holds now (e.g. a file's hash), noted before the person is
     # asked, so the tool can refuse to act on something other than what was shown.
     state: Callable[[Mapping[str, Any], str], str | None] | None = None
+    # Always ask, whatever the autonomy level says (rules and modes still apply; §7.3).
+    requires_confirmation: bool = False
+    # What the tool knows about showing itself, so front ends need not switch on its name:
+    # the argument Edit opens, the argument that names a call in one line, path arguments.
+    editable_argument: str | None = None
+    summary_argument: str | None = None
+    path_arguments: tuple[str, ...] = ()
+
+    def summary(self, arguments: Mapping[str, Any], width: int = 100) -> str:
+        """One line naming a call: 'bash ls -la', 'write_file a.txt', else the JSON arguments."""
+        value = arguments.get(self.summary_argument) if self.summary_argument else None
+        detail = str(value) if value is not None else json.dumps(
+            dict(arguments), ensure_ascii=False) if arguments else ""
+        text = f"{self.name} {detail}".strip().replace("\n", " ⏎ ")
+        return text if len(text) <= width else text[:width - 1] + "…"
 
     def wire_spec(self) -> dict[str, Any]:
         """The tool as the model sees it (JSON schema function spec)."""

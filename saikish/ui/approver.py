@@ -24,13 +24,12 @@ from prompt_toolkit.output import Output
 from rich.console import Console
 from rich.text import Text
 
-from saikish.executor import ApprovalRequest
+from saikish.approval import ApprovalRequest
 from saikish.types import Decision, Source, ToolCall
 from saikish.ui.box import FittedBox
 from saikish.ui.inert import inert
 from saikish.ui.preview import approval_panel, approval_parts
 from saikish.ui.prompt import Choice, PromptOptions, ask_choice, to_ansi
-from saikish.ui.record import DecisionRecord
 
 # Which argument Edit opens, per tool; other tools edit their arguments as JSON.
 EDITED_ARGUMENT = {"bash": "command", "write_file": "content", "edit_file": "new_string"}
@@ -62,9 +61,7 @@ class TerminalApprover:
             except Cancelled as why:
                 self.console.print(Text(f"{why} · back to the box", style="dim"))
                 continue
-            self.console.print(DecisionRecord(request.call, _verdict(choice, decision),
-                                              "green" if decision.approved else "red",
-                                              request.workspace))
+            # The transcript (ui/render.ConsoleReporter) prints the one record of it.
             return decision
 
     def _options(self, request: ApprovalRequest) -> PromptOptions:
@@ -189,20 +186,3 @@ def _cancel_keys(multiline: bool) -> KeyBindings:
         event.app.exit(exception=KeyboardInterrupt())
 
     return kb
-
-
-def _verdict(choice: Choice, decision: Decision) -> str:
-    """The decision and who made it, for the record (never claims a rule was saved)."""
-    rules = ", ".join(decision.remember)
-    words = {
-        Choice.YES: "approved by you, once",
-        Choice.ALWAYS_SESSION: f"approved by you · always this session: {rules}",
-        Choice.ALWAYS_REMEMBER: f"approved by you · always: {rules}",
-        Choice.EDIT: "edited by you · shown again",
-        Choice.NO: "rejected by you" + (f": {decision.feedback}" if decision.feedback else ""),
-        Choice.STOP: "stopped by you · the rest of the batch is skipped",
-        Choice.TIMEOUT: "timed out: nobody answered · the batch is stopped",
-    }
-    if choice in (Choice.ALWAYS_SESSION, Choice.ALWAYS_REMEMBER) and not decision.remember:
-        return "approved by you, once (no rule given)"
-    return inert(words[choice])

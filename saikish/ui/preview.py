@@ -22,7 +22,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from saikish.executor import ApprovalRequest
+from saikish.approval import ApprovalRequest
 from saikish.tools.files import apply_edit
 from saikish.types import CommandCheck, Level, Risk, ToolCall
 from saikish.ui.inert import inert

@@ -10,6 +10,7 @@ from rich.markdown import Markdown
 from rich.markup import escape
 from rich.text import Text
 
+from saikish.events import CallDecided, CallFinished, Event, Notice
 from saikish.types import Assessment, Decision, Outcome, Source, ToolCall, ToolResult, Usage
 from saikish.ui.inert import inert
 from saikish.ui.record import DecisionRecord
@@ -21,16 +22,30 @@ EDIT_NOTE = "[The person edited this call before it ran."
 
 
 class ConsoleReporter:
-    """Prints each decision that nobody was asked about, and each result, compactly."""
+    """The transcript: one line per decision (the only one that prints them), results."""
 
     def __init__(self, console: Console, show_results: bool = True,
                  workspace: str = ".") -> None:
         self.console, self.show_results, self.workspace = console, show_results, workspace
 
-    def decided(self, call: ToolCall, decision: Decision, assessment: Assessment | None) -> None:
-        """A record for calls decided without the prompt (allowed or rejected by policy)."""
+    def __call__(self, event: Event) -> None:
+        """As a subscriber of the event stream (docs/events.md): the one printer of
+        decision lines."""
+        if isinstance(event, CallDecided):
+            self.decided(event.call, event.decision, event.assessment, edited=event.edited)
+        elif isinstance(event, CallFinished) and event.decision.approved:
+            self.ran(event.call, event.result)
+        elif isinstance(event, Notice):
+            self.note(event.text)
+
+    def decided(self, call: ToolCall, decision: Decision, assessment: Assessment | None,
+                *, edited: bool = False) -> None:
+        """A record of every decided call, whoever decided it, kept in the scrollback."""
         if decision.source in (Source.USER, Source.TIMEOUT):
-            return  # the prompt printed its own record
+            style = "green" if decision.approved else "red"
+            self.console.print(DecisionRecord(call, _answer_words(decision, edited), style,
+                                              self.workspace))
+            return
         if decision.approved:
             verdict, style = decision.rule or decision.source.value, "green"
         else:
@@ -76,6 +91,21 @@ def stream_console(file: TextIO) -> Console:
         return Console(file=file, highlight=False)
     # Tables size to their content, not to this width; text is never wrapped at all.
     return Console(file=file, highlight=False, soft_wrap=True, width=LOG_WIDTH)
+
+
+def _answer_words(decision: Decision, edited: bool) -> str:
+    """What the person answered; never claims a rule was saved (the note says where)."""
+    rules = inert(", ".join(decision.remember))
+    if decision.source is Source.TIMEOUT:
+        return "timed out: nobody answered · the batch is stopped"
+    if decision.outcome is Outcome.REJECTED_HARD:
+        return "stopped by you · the rest of the batch is skipped"
+    if not decision.approved:
+        return "rejected by you" + (f": {inert(decision.feedback)}" if decision.feedback else "")
+    if decision.remember:
+        scope = "always" if decision.persist else "always this session"
+        return f"approved by you · {scope}: {rules}"
+    return "approved by you, as edited" if edited else "approved by you, once"
 
 
 class MarkdownStream:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from prompt_toolkit.completion import CompleteEvent
 
-    from saikish.cli import Streams
+    from saikish.app import Streams
     from saikish.config import Config
     from saikish.models import ModelSpec
     from saikish.session import Session
@@ -37,7 +37,7 @@ class Repl:
 
     def __init__(self, config: Config, spec: ModelSpec, session: Session, io: Streams,
                  timeout_s: float | None) -> None:
-        from saikish.cli import build_agent
+        from saikish.app import build_agent
 
         self.config, self.spec, self.session, self.io = config, spec, session, io
         self.console = Console(file=io.stdout, highlight=False)

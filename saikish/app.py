@@ -1,0 +1,165 @@
+"""Composition: config + session + model + tools + approver -> Agent (docs/SPEC.md §7.3, §8).
+
+Imported by cli.py, the REPL and the subcommands; it imports none of them, so
+the composition root (cli.py) is imported by nobody. Only the standard library
+is imported at module level, so `--version` and `--help` stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from saikish.agent import Agent
+    from saikish.approval import Approver
+    from saikish.config import Config
+    from saikish.models import ModelSpec
+    from saikish.session import Session
+    from saikish.tools.base import Tool
+
+
+class Streams:
+    """The terminal saikish talks to; injected so tests can drive main() directly."""
+
+    # A plain class, not a dataclass: importing dataclasses costs --version a third.
+    def __init__(self, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> None:
+        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
+
+    def interactive(self) -> bool:
+        """True when a person can be asked: stdin and stdout are terminals."""
+        return _isatty(self.stdin) and _isatty(self.stdout)
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: list[str], io: Streams,
+               intermixed: bool = False) -> argparse.Namespace | int:
+    """Parse, turning argparse's exits (--help, errors) into return codes on our streams."""
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = io.stdout, io.stderr
+    try:
+        return parser.parse_intermixed_args(argv) if intermixed else parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def make_session(args: argparse.Namespace, config: Config, workspace: str,
+                 demo: bool = False) -> Session:
+    """The Session for this run: mode and autonomy from flags over agent.yml."""
+    from saikish import paths
+    from saikish.allowlist import Allowlist
+    from saikish.audit import AuditLog
+    from saikish.session import Session
+    from saikish.tools.sandbox import SandboxMode, start_sandbox
+    from saikish.types import Autonomy, Mode
+
+    mode = config.confirmation.mode
+    if args.auto_approve:
+        mode = Mode.AUTO_APPROVE
+    elif args.auto_deny:
+        mode = Mode.AUTO_DENY
+    autonomy = Autonomy(args.autonomy) if args.autonomy else config.confirmation.autonomy
+    session = Session(config, workspace, mode, autonomy,
+                      allowlist=Allowlist(paths.allowlist_path()),
+                      persist_always=config.confirmation.storage == "storage",
+                      memory_only="demo: 'always' is kept in memory, never saved" if demo else "")
+    session.audit = AuditLog(paths.state_dir() / "audit.jsonl", session.id,
+                             workspace=workspace)
+    session.sandbox = start_sandbox(SandboxMode(args.sandbox or config.sandbox), workspace)
+    return session
+
+
+def timeout_seconds(text: str | float | None) -> float | None:
+    """`--timeout`'s value as seconds >= 0; anything else is a usage error (exit 2)."""
+    import math
+
+    from saikish.errors import UsageError
+
+    if text is None:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds < 0:
+        raise UsageError(f"--timeout {text!r}: give the seconds to wait for an answer, "
+                         f"a number >= 0 (0 waits forever)")
+    return seconds
+
+
+def rule_warnings(session: Session) -> list[str]:
+    """Rules in force that name no tool (Claude Code's Edit, Read): they match nothing."""
+    from saikish.rule_hints import unknown_tool_warnings
+    from saikish.tools import builtin_tools
+
+    rules = session.rules()
+    return unknown_tool_warnings(rules.allow + rules.deny, builtin_tools())
+
+
+def timeout_s(args: argparse.Namespace, config: Config) -> float | None:
+    """The approval timeout: --timeout over agent.yml; None waits for ever."""
+    seconds = args.timeout if args.timeout is not None else config.confirmation.timeout_ms / 1000
+    return seconds or None
+
+
+def build_agent(config: Config, spec: ModelSpec, session: Session, io: Streams,
+                timeout_s: float | None, *, console: Any, show_results: bool = True) -> Agent:
+    """The REPL's and `-p`'s agent: Agent.create with the terminal approver and transcript."""
+    from saikish.agent import Agent
+    from saikish.approval import NoTerminalApprover
+    from saikish.models import load_model
+    from saikish.ui.render import ConsoleReporter
+
+    approver: Approver = NoTerminalApprover()
+    if io.interactive():
+        from saikish.ui.approver import TerminalApprover
+
+        approver = TerminalApprover(console, timeout_s)
+    agent = Agent.create(load_model(spec, config), session_tools(session), approver,
+                         session=session)
+    agent.subscribe(ConsoleReporter(console, show_results, session.workspace))
+    return agent
+
+
+def session_tools(session: Session) -> list[Tool]:
+    """The built-in tools; bash offers to run outside a configured sandbox (docs/SPEC.md §4.9)."""
+    from saikish.tools import builtin_tools
+    from saikish.tools.sandbox import offer_outside
+
+    tools = builtin_tools()
+    if session.sandbox.configured:
+        tools["bash"] = offer_outside(tools["bash"])
+    return list(tools.values())
+
+
+def editor_agents(args: argparse.Namespace) -> Callable[[str, Approver], Agent]:
+    """`saikish acp`: an Agent per editor session, in the directory the editor names."""
+    from pathlib import Path
+
+    from saikish.agent import Agent
+    from saikish.approval import DeadlineApprover
+    from saikish.models import load_model, parse_spec
+    from saikish.trust import load_config_trusted
+
+    def make(cwd: str, approver: Approver) -> Agent:
+        # An editor's folder is a project like any other: its agent.yml only tightens
+        # until trusted (docs/SPEC.md §4.8); nothing here asks, so it warns and ignores.
+        config = load_config_trusted(args.config, Path(cwd))
+        model = load_model(parse_spec(args.model, config), config)
+        session = make_session(args, config, cwd)
+        seconds = timeout_s(args, config)  # the countdown, as in the terminal (docs/SPEC.md §5.2)
+        asker = DeadlineApprover(approver, seconds) if seconds else approver
+        return Agent.create(model, session_tools(session), asker, session=session)
+
+    return make

@@ -1,0 +1,171 @@
+"""The one event stream (docs/SPEC.md §7.3, docs/events.md): what happens, as small values.
+
+The agent and the executor publish; the terminal transcript, the audit log,
+`--output-format json` / `stream-json` and embedding programs subscribe. Each
+event is a frozen dataclass with a wire name (`kind`); `vocabulary.py` turns
+them into JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from saikish.types import Assessment, Decision, ToolCall, ToolResult, Usage
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    """A model call begins (`number` counts from 1 within one message)."""
+
+    kind: ClassVar[str] = "turn_start"
+    number: int
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of the model's answer, as it streams in."""
+
+    kind: ClassVar[str] = "text_delta"
+    text: str
+
+
+@dataclass(frozen=True)
+class CallProposed:
+    """The model asked for a call; `index` is its place in a batch of `batch_size`."""
+
+    kind: ClassVar[str] = "call_proposed"
+    call: ToolCall
+    index: int
+    batch_size: int
+
+
+@dataclass(frozen=True)
+class CallDecided:
+    """A call was decided: by a rule, the mode, a hook, the person... (`decision.source`)."""
+
+    kind: ClassVar[str] = "call_decided"
+    call: ToolCall
+    decision: Decision
+    assessment: Assessment | None = None
+    # The call as the model proposed it; differs from `call` after a person's edit.
+    original: ToolCall | None = None
+
+    @property
+    def edited(self) -> bool:
+        """True when the person changed the call before it was decided."""
+        return self.original is not None and self.original != self.call
+
+
+@dataclass(frozen=True)
+class CallStarted:
+    """An approved call starts running."""
+
+    kind: ClassVar[str] = "call_started"
+    call: ToolCall
+
+
+@dataclass(frozen=True)
+class CallFinished:
+    """A call's result, whether it ran or not (every call id gets one)."""
+
+    kind: ClassVar[str] = "call_result"
+    call: ToolCall
+    result: ToolResult
+    decision: Decision
+    duration_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class UsageReported:
+    """Tokens one model call used."""
+
+    kind: ClassVar[str] = "usage"
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class RetryNotice:
+    """The model call failed and will be tried again after `delay_s` seconds."""
+
+    kind: ClassVar[str] = "retry"
+    message: str
+    attempt: int = 1
+    delay_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A one-line remark for the person (e.g. where an "always" rule was saved)."""
+
+    kind: ClassVar[str] = "notice"
+    text: str
+
+
+@dataclass(frozen=True)
+class ErrorOccurred:
+    """The run failed (the model could not be reached, ...); `message` says why."""
+
+    kind: ClassVar[str] = "error"
+    message: str
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    """A model call finished, with its text and the number of calls it proposed."""
+
+    kind: ClassVar[str] = "turn_end"
+    text: str
+    tool_calls: int = 0
+
+
+@dataclass(frozen=True)
+class RunEnded:
+    """One message is done: the final text and why the loop stopped."""
+
+    kind: ClassVar[str] = "run_end"
+    text: str
+    exit_reason: str
+    message: str = ""
+    usage: Usage = field(default_factory=Usage)
+
+
+Event = (TurnStarted | TextDelta | CallProposed | CallDecided | CallStarted | CallFinished
+         | UsageReported | RetryNotice | Notice | ErrorOccurred | TurnEnded | RunEnded)
+Subscriber = Callable[[Event], None]
+EVENT_TYPES: tuple[type, ...] = (
+    TurnStarted, TextDelta, CallProposed, CallDecided, CallStarted, CallFinished,
+    UsageReported, RetryNotice, Notice, ErrorOccurred, TurnEnded, RunEnded)
+
+
+@dataclass
+class EventBus:
+    """Delivers each event to every subscriber, in the order they subscribed."""
+
+    subscribers: list[Subscriber] = field(default_factory=list)
+
+    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
+        """Add `subscriber`; returns a function that removes it again."""
+        self.subscribers.append(subscriber)
+        return lambda: self._remove(subscriber)
+
+    def publish(self, event: Event) -> None:
+        """Hand `event` to every subscriber (a subscriber's error reaches the publisher)."""
+        for subscriber in list(self.subscribers):
+            subscriber(event)
+
+    def _remove(self, subscriber: Subscriber) -> None:
+        if subscriber in self.subscribers:
+            self.subscribers.remove(subscriber)
+
+
+@dataclass
+class Recorder:
+    """A subscriber that keeps the events it was given (for `Agent.events()` and tests)."""
+
+    events: list[Event] = field(default_factory=list)
+
+    def __call__(self, event: Event) -> None:
+        """Keep `event`."""
+        self.events.append(event)

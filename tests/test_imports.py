@@ -1,0 +1,98 @@
+"""The import graph (STYLE: no import circles; the composition root is imported by nobody)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "saikish"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _type_checking_only(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def imports_of(path: Path, known: set[str]) -> set[str]:
+    """Every saikish module `path` imports at run time (also inside functions)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = {id(n) for block in ast.walk(tree) if _type_checking_only(block)
+               for n in ast.walk(block)}
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return {name for name in found if name in known}
+
+
+def graph() -> dict[str, set[str]]:
+    paths = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    known = set(paths)
+    # `from saikish import __version__` reads the package's own attribute: no edge.
+    return {name: imports_of(path, known) - {name, "saikish"} for name, path in paths.items()}
+
+
+def cycle_from(start: str, edges: dict[str, set[str]]) -> list[str] | None:
+    stack: list[tuple[str, list[str]]] = [(start, [start])]
+    seen = set()
+    while stack:
+        node, trail = stack.pop()
+        for nxt in sorted(edges.get(node, ())):
+            if nxt == start:
+                return [*trail, nxt]
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append((nxt, [*trail, nxt]))
+    return None
+
+
+def test_the_graph_sees_the_imports_it_should() -> None:
+    edges = graph()  # a walker that finds nothing would make the tests below pass vacuously
+    assert "saikish.app" in edges["saikish.cli"]
+    assert "saikish.app" in edges["saikish.ui.repl"]  # imported inside a method
+    assert "saikish.approval" in edges["saikish.executor"]
+
+
+def test_nobody_imports_the_command_line() -> None:
+    importers = sorted(m for m, deps in graph().items() if "saikish.cli" in deps)
+    assert importers == ["saikish.__main__"]
+
+
+def test_the_layers_have_no_import_circles() -> None:
+    edges = graph()
+    circles = [c for m in sorted(edges) if (c := cycle_from(m, edges))]
+    assert circles == []
+
+
+def test_the_approval_seam_and_events_import_only_the_vocabulary() -> None:
+    edges = graph()
+    assert edges["saikish.approval"] == {"saikish.types", "saikish.tools.base"}
+    assert edges["saikish.events"] == {"saikish.types"}
+
+
+CORE = ("saikish.agent", "saikish.executor", "saikish.approval", "saikish.events",
+        "saikish.subscribers", "saikish.vocabulary", "saikish.acp", "saikish.jsonrpc",
+        "saikish.tools.function")
+
+
+def test_the_core_has_no_terminal_code() -> None:
+    """The API, the stream and the editor front end work without ui/ (docs/SPEC.md §7.3)."""
+    edges = graph()
+    seen = {m: sorted(d for d in edges[m] if d.startswith("saikish.ui")) for m in CORE}
+    assert seen == {m: [] for m in CORE}
+
+
+def test_every_event_type_has_its_json_fields() -> None:
+    from saikish.events import EVENT_TYPES
+    from saikish.vocabulary import EVENT_FIELDS
+
+    assert set(EVENT_FIELDS) == set(EVENT_TYPES)
