@@ -85,7 +85,9 @@ def script(tmp_path: Path, text: str) -> str:
 async def converse(editor: Editor, ws: Path, model: str, *prompts: str,
                    flags: tuple[str, ...] = (), mode: str | None = None) -> list[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    async with spawn_agent_process(editor, sys.executable, "-m", "saikish", "acp", "-m", model,
+    # The SDK types its client as a Protocol that the test's plain Editor class fills.
+    client: Any = editor
+    async with spawn_agent_process(client, sys.executable, "-m", "saikish", "acp", "-m", model,
                                    *flags, env=env, cwd=ws) as (conn, _process):
         editor.conn = conn
         init = await conn.initialize(protocol_version=1)
@@ -98,7 +100,7 @@ async def converse(editor: Editor, ws: Path, model: str, *prompts: str,
         for prompt in prompts:
             response = await conn.prompt(session_id=session.session_id,
                                          prompt=[text_block(prompt)])
-            stops.append(response.stop_reason)
+            stops.append(str(response.stop_reason))
         return stops
 
 

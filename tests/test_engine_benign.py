@@ -305,8 +305,7 @@ WRITE_RULED = [
     ("git log > build/log.txt", {"tool": "write_file", "when": {"path": "build/**"}},
      "a read with its output redirected to a covered path"),
 ]
-QUIET_RULED = {
-}
+QUIET_RULED: dict[str, str] = {}
 
 
 def _ruled() -> list[object]:

@@ -4,7 +4,7 @@ see, new files get the umask's mode, and a failed batch still answers every call
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,7 +26,7 @@ def edit(path: str, old: str, new: str) -> dict[str, object]:
                                                "new_string": new}}
 
 
-def change_while_asked(path: Path, text: str) -> object:
+def change_while_asked(path: Path, text: str) -> Callable[[ApprovalRequest], Decision]:
     """An approver that approves, but the file changes on disk while its box is up."""
 
     def answer(request: ApprovalRequest) -> Decision:

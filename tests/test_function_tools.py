@@ -13,6 +13,7 @@ from saikish import (
     Agent,
     ApprovalRequest,
     CallDecided,
+    CallFinished,
     Decision,
     Source,
     ToolContext,
@@ -53,7 +54,7 @@ def calls(*pairs: tuple[str, dict[str, object]]) -> ScriptModel:
 
 
 def results(agent: Agent) -> list[str]:
-    return [e.result.content for e in agent.events() if e.kind == "call_result"]
+    return [e.result.content for e in agent.events() if isinstance(e, CallFinished)]
 
 
 @tool(risk="read_only")
@@ -223,6 +224,6 @@ def test_tools_show_themselves_without_the_ui_knowing_their_names() -> None:
     assert word_count.summary({"path": "README.md"}) == "word_count README.md"
     assert word_count.path_arguments == ("path",)
     # A tool that says nothing about itself (an MCP tool, later) gets the generic view.
-    generic = tool(lambda n=1: "x", name="counter")
+    generic = tool(name="counter")(lambda n=1: "x")
     assert generic.summary({"n": 3}) == 'counter {"n": 3}'
     assert len(generic.summary({"n": "y" * 300}, width=40)) == 40

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conftest import Run, write_script
+from tests.conftest import Run, write_script
 
 CLI = Callable[..., Run]
 
@@ -116,7 +116,8 @@ def test_docs_name_every_event_source_and_decision() -> None:
     from saikish.vocabulary import EXIT_REASONS
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "events.md").read_text()
-    words = ([f"`{t.kind}`" for t in EVENT_TYPES] + [f"`{s.value}`" for s in Source]
+    kinds = [str(t.kind) for t in EVENT_TYPES]  # type: ignore[attr-defined]
+    words = ([f"`{k}`" for k in kinds] + [f"`{s.value}`" for s in Source]
              + [f"`{o.value}`" for o in Outcome] + [f"`{r.name}`" for r in Risk]
              + [f"`{e}`" for e in EXIT_REASONS])
     assert [w for w in words if w not in text] == []

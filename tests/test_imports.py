@@ -22,7 +22,7 @@ def imports_of(path: Path, known: set[str]) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skipped = {id(n) for block in ast.walk(tree) if _type_checking_only(block)
                for n in ast.walk(block)}
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(tree):
         if id(node) in skipped:
             continue

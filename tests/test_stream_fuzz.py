@@ -115,7 +115,7 @@ def test_a_whole_answer_of_any_shape_is_read_or_reported(data: Any) -> None:
             (anthropic_stream.AnthropicAssembler(), anthropic_stream.feed_whole,
              anthropic_model.to_turn)):
         try:
-            feed(assembler, data, lambda piece: None)  # type: ignore[operator]
+            feed(assembler, data, lambda piece: None)  # type: ignore[arg-type]
         except BadStream:
             continue
-        to_turn(assembler)  # type: ignore[operator]
+        to_turn(assembler)  # type: ignore[arg-type]
