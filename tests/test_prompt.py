@@ -20,7 +20,7 @@ from saikish.executor import ApprovalRequest
 from saikish.policy import decide
 from saikish.session import Session
 from saikish.tools import builtin_tools
-from saikish.types import Decision, Outcome, Source, ToolCall, ToolResult
+from saikish.types import Decision, Outcome, Scope, Source, ToolCall, ToolResult
 from saikish.ui.approver import TerminalApprover
 from saikish.ui.box import FittedBox
 from saikish.ui.inert import inert
@@ -370,6 +370,23 @@ def test_an_editor_that_fails_or_changes_nothing_returns_to_the_box(
         decision, out = asked(pipe, "e", ws, environ={"EDITOR": str(editor)}, timeout_s=0.5)
         assert decision.outcome is Outcome.REJECTED_HARD and decision.edited_call is None, name
         assert ("exited with 3" if name == "fails" else "nothing was changed") in out, name
+
+
+@pytest.mark.parametrize(("keys", "scope", "why"), [
+    ("a\r", Scope.PROJECT, "Always (remember) saves to this project by default"),
+    ("a\x07\r", Scope.GLOBAL, "Ctrl-G on the rule line saves for every project"),
+    ("a\x07\x07\r", Scope.PROJECT, "Ctrl-G again switches back"),
+])
+def test_always_remember_saves_to_the_project_unless_the_person_says_every_project(
+        pipe: PipeInput, ws: Path, keys: str, scope: Scope, why: str) -> None:
+    decision, _ = asked(pipe, keys, ws)
+    assert decision.persist and decision.remember == ("Bash(npm install *)",), why
+    assert decision.scope is scope, why
+
+
+def test_always_this_session_has_no_scope_to_choose(pipe: PipeInput, ws: Path) -> None:
+    decision, _ = asked(pipe, "s\x07\r", ws)  # Ctrl-G does nothing on a session rule
+    assert not decision.persist and decision.scope is Scope.PROJECT
 
 
 def test_the_record_never_claims_a_rule_was_saved(pipe: PipeInput, ws: Path) -> None:

@@ -11,7 +11,6 @@ import io
 import os
 import shutil
 import signal
-import sys
 import tempfile
 import threading
 import time
@@ -244,9 +243,13 @@ def loopback_server() -> Iterator[str]:
 def test_the_network_is_unreachable_inside_and_reachable_when_approved(
         ws: Path, loopback_server: str) -> None:
     setup = sandbox_or_skip(ws)
-    fetch = (f"{sys.executable} -c \"import urllib.request; "
-             f"print(urllib.request.urlopen('{loopback_server}').status)\"")
-    ex, _ = executor(ws, setup, allow=(f"Bash({sys.executable} *)",), answers=(YES,))
+    # The system's python3, not this venv's: a venv under /tmp is hidden by the sandbox's
+    # private /tmp (CI may clone there).
+    python = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin") or "python3"
+    (ws / "fetch.py").write_text("import urllib.request\n"
+                                 f"print(urllib.request.urlopen('{loopback_server}').status)\n")
+    fetch = f"{python} fetch.py"
+    ex, _ = executor(ws, setup, allow=(f"Bash({python} *)",), answers=(YES,))
     decision, text = run_one(ex, bash(fetch))
     assert decision.source is Source.RULE and "Connection refused" in text
     assert "it has no network" in text

@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.text import Text
 
 from saikish.approval import ApprovalRequest
-from saikish.types import Decision, Source, ToolCall
+from saikish.types import Decision, Scope, Source, ToolCall
 from saikish.ui.box import FittedBox
 from saikish.ui.inert import inert
 from saikish.ui.preview import approval_panel, approval_parts
@@ -87,10 +87,13 @@ class TerminalApprover:
         if choice is Choice.YES:
             return Decision.approve(Source.USER)
         if choice in (Choice.ALWAYS_SESSION, Choice.ALWAYS_REMEMBER):
-            rules = self._edit_rules(request.assessment.proposed_rules)
+            remember = choice is Choice.ALWAYS_REMEMBER
+            scope = [Scope.PROJECT]  # Ctrl-G on the rule line: every project (§4.5)
+            rules = self._edit_rules(request.assessment.proposed_rules,
+                                     scope if remember else None)
             if not rules:
                 return Decision.approve(Source.USER)
-            return Decision.always(rules, persist=choice is Choice.ALWAYS_REMEMBER)
+            return Decision.always(rules, persist=remember, scope=scope[0])
         if choice is Choice.EDIT:
             edited = self.edit_call(call)
             if edited == call:
@@ -104,8 +107,13 @@ class TerminalApprover:
                 Source.TIMEOUT, f"no answer within {self.timeout_s:g}s: batch stopped")
         return Decision.reject_hard(Source.USER, "stopped by the person")
 
-    def _edit_rules(self, proposed: tuple[str, ...]) -> tuple[str, ...]:
-        """Let the person change each proposed rule before it is kept (empty drops it)."""
+    def _edit_rules(self, proposed: tuple[str, ...],
+                    scope: list[Scope] | None = None) -> tuple[str, ...]:
+        """Let the person change each proposed rule before it is kept (empty drops it).
+
+        With `scope` (Always (remember)), Ctrl-G switches where the rules are saved:
+        this project (the default) or every project.
+        """
         from saikish.errors import RuleError
         from saikish.rules import parse_rule
 
@@ -113,7 +121,7 @@ class TerminalApprover:
         for rule in proposed:
             while True:
                 text = self._line("Rule (edit, Enter to accept, Esc to go back): ",
-                                  default=rule).strip()
+                                  default=rule, scope=scope).strip()
                 if not text:
                     break
                 try:
@@ -167,10 +175,22 @@ class TerminalApprover:
         finally:
             Path(handle.name).unlink(missing_ok=True)
 
-    def _line(self, message: str, default: str = "", multiline: bool = False) -> str:
+    def _line(self, message: str, default: str = "", multiline: bool = False,
+              scope: list[Scope] | None = None) -> str:
         """One answer typed by the person; Ctrl-C, Esc or Ctrl-D raise Cancelled."""
+        keys = _cancel_keys(multiline)
+        toolbar = None
+        if scope is not None:
+            @keys.add("c-g")
+            def _switch(event: KeyPressEvent) -> None:
+                scope[0] = Scope.GLOBAL if scope[0] is Scope.PROJECT else Scope.PROJECT
+
+            def toolbar() -> str:
+                where = "this project" if scope[0] is Scope.PROJECT else "every project"
+                return f"saves for {where} · Ctrl-G switches (relative paths stay in the project)"
         session: PromptSession[str] = PromptSession(input=self.input, output=self.output,
-                                                    key_bindings=_cancel_keys(multiline))
+                                                    key_bindings=keys,
+                                                    bottom_toolbar=toolbar)
         try:
             return session.prompt(message, default=default, multiline=multiline)
         except (EOFError, KeyboardInterrupt):
