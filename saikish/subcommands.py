@@ -26,10 +26,11 @@ from saikish.types import Assessment, Autonomy, Mode, ToolCall, Verdict
 
 def run_subcommand(name: str, argv: list[str], io: Streams) -> int:
     """Dispatch `saikish NAME ARGV`."""
-    from saikish.configcmd import config_command, trust_command
+    if name in ("config", "trust"):
+        from saikish.configcmd import config_command, trust_command
 
-    handler = {"check": check, "allowlist": allowlist, "audit": audit, "acp": acp,
-               "config": config_command, "trust": trust_command}[name]
+        return (config_command if name == "config" else trust_command)(argv, io)
+    handler = {"check": check, "allowlist": allowlist, "audit": audit, "acp": acp}[name]
     return handler(argv, io)
 
 

@@ -6,7 +6,6 @@ from typing import TextIO
 
 from rich.console import Console
 from rich.live import Live
-from rich.markdown import Markdown
 from rich.markup import escape
 from rich.text import Text
 
@@ -124,6 +123,8 @@ class MarkdownStream:
             self.live = Live(console=self.console, refresh_per_second=10,
                              vertical_overflow="visible")
             self.live.start()
+        from rich.markdown import Markdown  # markdown-it costs a streamed answer only
+
         self.live.update(Markdown(inert("".join(self.parts))))
 
     def close(self) -> None:
