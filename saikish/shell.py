@@ -358,12 +358,7 @@ class _Walker:
             if part.kind == "word":
                 self.nested(part, src, depth, via, remote)  # for-loop lists, case words
             elif part.kind == "redirect":
-                target = self.redirect_target(part, src, depth, via, remote)
-                if target is not None:
-                    writes.append(target)
-                read = self.read_target(part, src)
-                if read is not None:
-                    reads.append(read)
+                self.redirection(part, src, depth, via, remote, writes, reads)
             else:
                 self.node(part, src, depth, via, stdin, remote)
         if writes or reads:  # `{ ...; } >> ~/.bashrc`, `done < f`: of their own (§4.7)
@@ -437,12 +432,7 @@ class _Walker:
                 feed = self.stdin_feed(part, src)
                 if feed is not None:
                     feeds.append(feed)
-                target = self.redirect_target(part, src, depth, via, remote)
-                if target is not None:
-                    writes.append(target)
-                read = self.read_target(part, src)
-                if read is not None:
-                    redirect_reads.append(read)
+                self.redirection(part, src, depth, via, remote, writes, redirect_reads)
             else:
                 self.opaque.append(f"it uses a shell construct saikish cannot read ({part.kind})")
         if feeds:
@@ -570,6 +560,16 @@ class _Walker:
         if node.type == "<" and hasattr(node.output, "pos"):
             return "file", unquote(src[node.output.pos[0]:node.output.pos[1]])
         return None
+
+    def redirection(self, node: Any, src: str, depth: int, via: tuple[str, ...], remote: bool,
+                    writes: list[Target], reads: list[Target]) -> None:
+        """Add what one redirection writes (`> f`) or reads (`< f`) to the lists."""
+        target = self.redirect_target(node, src, depth, via, remote)
+        if target is not None:
+            writes.append(target)
+        read = self.read_target(node, src)
+        if read is not None:
+            reads.append(read)
 
     def read_target(self, node: Any, src: str) -> Target | None:
         """The file an input redirection (`< f`, `3< f`, `<> f`) reads, or None."""

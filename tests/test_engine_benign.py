@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from saikish.policy import Context, RuleSet, decide
+from saikish.policy import Context, RuleSet
 from saikish.rules import parse_rule
 from saikish.tools import builtin_tools
-from saikish.types import Assessment, Autonomy, Source, ToolCall, Verdict
+from saikish.types import Autonomy, Source, Verdict
+from tests.test_engine_attacks import assess, explain
 
 WORKSPACE = "/srv/project"
 
@@ -28,17 +29,6 @@ def context(allow: list[object] | None = None,
     return Context(builtin_tools(), rules, autonomy, workspace=WORKSPACE)
 
 
-def assess(command: str, ctx: Context) -> Assessment:
-    """The engine's whole answer for one bash call."""
-    return decide(ToolCall("1", "bash", {"command": command}), ctx)
-
-
-def explain(found: Assessment) -> str:
-    """The assessment as lines, for failure messages."""
-    lines = [f"{found.verdict.value} {found.risk.name} {found.source.value}: {found.reason}"]
-    lines += [f"  {'ok' if c.permitted else 'NO'} {c.text!r} {c.risk.name} "
-              f"by={c.allowed_by} caveat={c.caveat!r}" for c in found.commands]
-    return "\n".join(lines)
 
 
 def quiet(command: str, why: str, defect: str | None = None) -> object:
