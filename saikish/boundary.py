@@ -26,7 +26,9 @@ SECRET_NAMES = (
     ".env", ".env.*", ".envrc", "*.env", "*.pem", "*.key", "id_*", "*.p12", "*.pfx",
     "*.jks", "*.keystore", "*.kdbx", ".netrc", "_netrc", ".npmrc", ".pypirc", ".yarnrc.yml",
     ".git-credentials", ".pgpass", ".htpasswd", ".dockercfg", "credentials.json",
-    "secrets.yml", "secrets.yaml", "*.tfvars", "terraform.tfstate",
+    "secrets.yml", "secrets.yaml", "*.tfvars", "terraform.tfstate", "service-account*.json",
+    "*-sa.json", ".my.cnf", ".boto", ".dev.vars", ".secrets", ".secret", "*_history",
+    ".*_history", ".vault-token", "*.ovpn", ".s3cfg", ".pgpass", "credentials",
 )
 # Directories whose whole content is credentials (matched on any part of the path).
 SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".password-store",
@@ -37,7 +39,7 @@ SECRET_PATHS = ("/proc/*/environ", "/proc/*/cmdline", "/proc/*/mem",
                 "*/.config/hub", "*/.docker/config.json", "*/.git-credentials")
 
 # Variable names that hold credentials by convention.
-_SECRET_VARIABLE = re.compile(r"KEY|SECRET|TOKEN|PASS|CREDENTIAL|AUTH|COOKIE|SESSION",
+SECRET_VARIABLE = re.compile(r"KEY|SECRET|TOKEN|PASS|CREDENTIAL|AUTH|COOKIE|SESSION",
                               re.IGNORECASE)
 # Commands that print the environment when they run nothing else.
 _ENV_PRINTERS = frozenset({"printenv", "env", "export", "set", "declare", "typeset"})
@@ -128,7 +130,7 @@ def environment_concern(argv: Sequence[str]) -> str | None:
     if name == "printenv":
         # printenv NAME prints that one variable: only a secret-looking name is a concern.
         names = [w for w in rest if not w.startswith("-")]
-        return ENVIRONMENT if not names or any(_SECRET_VARIABLE.search(n) for n in names) \
+        return ENVIRONMENT if not names or any(SECRET_VARIABLE.search(n) for n in names) \
             else None
     if name == "env":
         return None if _env_runs_command(rest) else ENVIRONMENT

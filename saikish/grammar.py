@@ -105,6 +105,8 @@ class Parse:
     chdir: Word | None = None
     # argv indexes of its operands, in order (for findings about one operand).
     operand_indexes: tuple[int, ...] = ()
+    # The first argument as written (ps's BSD options: `ps auxe`).
+    raw_first: str = ""
 
     @property
     def caveat(self) -> str | None:
@@ -537,7 +539,8 @@ class _Parser:
             tuple(w.value for _, w in state.operands), tuple(state.reads),
             tuple(state.writes), tuple(state.inner), tuple(state.variables), stdin_code,
             entry.has("shell"), self.end, self.sub_end, state.chdir,
-            tuple(i for i, _ in state.operands))
+            tuple(i for i, _ in state.operands),
+            self.words[1].value if len(self.words) > 1 else "")
 
     def operand_role(self, w: Word, role: str) -> None:
         state = self.state

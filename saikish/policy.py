@@ -16,7 +16,7 @@ from saikish.boundary import read_concern
 from saikish.grammar import Parse, Word, parse
 from saikish.risk import Classification, auto_approves, classify, implied_options, write_risk
 from saikish.rules import _GLOBBY, Rule, bash_rule_for, parse_rule, word_match
-from saikish.shell import CATALOGUE, SimpleCommand, Target, analyse
+from saikish.shell import CATALOGUE, XARGS_INPUT, SimpleCommand, Target, analyse
 from saikish.tools.base import Tool, validate
 from saikish.types import Assessment, Autonomy, CommandCheck, Mode, Risk, Source, ToolCall, Verdict
 
@@ -202,15 +202,21 @@ def _decide_bash(command: str, ctx: Context) -> Assessment:
                               tuple(_check(c, k) for c, k in found))
     checks: list[CommandCheck] = []
     for cmd, kind in found:
-        check = _permit(cmd, kind, ctx)
+        xargs_input = any(t.path == XARGS_INPUT.value for t in cmd.reads)
+        check = _permit(cmd, kind, ctx, naming_xargs=xargs_input)
         printing = boundary.environment_concern(cmd.argv) if not cmd.wrapper else None
         if printing is not None and check.allowed_by is None:
             # env / printenv hand every variable to the model: a rule naming it may.
             check = replace(check, caveat=printing, autonomy_may=False)
+        if xargs_input and check.allowed_by is None:
+            # xargs names the files: only a rule naming xargs and the command vouches for them.
+            check = replace(check, autonomy_may=False,
+                            caveat=check.caveat or "reads the files xargs is given")
         checks.append(check)
         checks += [_permit_write(t, check.allowed_by, ctx) for t in cmd.writes
                    if not _own_write(t, kind, ctx)]
-        checks += [_permit_read(t, ctx) for t in cmd.reads if _read_concern(t, ctx)]
+        checks += [_permit_read(t, ctx) for t in cmd.reads
+                   if t.path != XARGS_INPUT.value and _read_concern(t, ctx)]
     checks = [replace(c, auto=True) if c.autonomy_may and not c.permitted and
               auto_approves(ctx.autonomy, c.risk) else c for c in checks]
     risk = Risk.highest([c.risk for c in checks] + ([Risk.UNKNOWN] if analysis.opaque else []))
@@ -311,10 +317,17 @@ def _deny_unsure(found: Sequence[tuple[SimpleCommand, Classification]],
     return None
 
 
-def _permit(command: SimpleCommand, found: Classification, ctx: Context) -> CommandCheck:
-    """Which rule, if any, covers this command; a hard caveat means none can."""
+def _permit(command: SimpleCommand, found: Classification, ctx: Context,
+            naming_xargs: bool = False) -> CommandCheck:
+    """Which rule, if any, covers this command; a hard caveat means none can.
+
+    With `naming_xargs`, only a rule that names xargs and the command covers it: the
+    files it reads come from xargs's input.
+    """
     if not found.hard:
         for rule in ctx.rules.allow:
+            if naming_xargs and not rule.text.startswith("Bash(xargs "):
+                continue
             if _covers(rule, command, found):
                 return _check(command, found, rule.text)
     # An unknown option or a word built at run time: no autonomy level runs it (§4.7).

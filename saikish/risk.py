@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from saikish.boundary import is_secret
 from saikish.grammar import Finding, Parse
+from saikish.hijack import is_hijack_var
 from saikish.rules import workspace_relative
 from saikish.shell import ESCALATORS, SimpleCommand
 from saikish.types import Autonomy, Level, Risk
@@ -72,6 +73,7 @@ def classify(command: SimpleCommand) -> Classification:
     if _trusted_name(command.name) is None or not found.known:
         return Classification(U)  # could be anything: an explicit rule may allow it
     findings = list(found.findings) + _stdin(command, found) + _semantic(found, command)
+    findings += _secret_expansions(command)
     risk = Risk.highest([found.risk] + [f.risk for f in findings])
     # The hard reason first: it is why no rule can cover the command at all.
     blocking = sorted((f for f in findings if f.hard or f.index is not None),
@@ -79,6 +81,22 @@ def classify(command: SimpleCommand) -> Classification:
     return Classification(
         risk, blocking[0].why if blocking else None, any(f.hard for f in blocking),
         tuple(sorted({f.index for f in blocking if f.index is not None and not f.hard})))
+
+
+_EXPANSION = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+# Environment variables named for credentials (upper case by convention; a shell's own
+# lower-case `$key` in a loop is not one).
+_SECRET_NAME = re.compile(r"^[A-Z0-9_]*(KEY|SECRET|TOKEN|PASS|PASSWD|PASSWORD|CREDENTIALS?|"
+                          r"AUTH)[A-Z0-9_]*$")
+
+
+def _secret_expansions(command: SimpleCommand) -> list[Finding]:
+    """`echo $AWS_SECRET_ACCESS_KEY` hands the value to the model, as `env` would."""
+    for word in command.argv[1:]:
+        for name in _EXPANSION.findall(word):
+            if _SECRET_NAME.match(name):
+                return [Finding(U, f"it expands ${name}, which may hold a secret", hard=True)]
+    return []
 
 
 def _trusted_name(name: str) -> str | None:
@@ -122,7 +140,8 @@ def _sed(found: Parse) -> list[Finding]:
     if not scripts and not _values(found, "--file"):
         scripts = list(found.operands[:1])
     if any(_sed_script_unsafe(s) for s in scripts):
-        return [Finding(U, "the sed script runs commands or writes files (e/w/W)", hard=True)]
+        return [Finding(U, "the sed script runs commands or writes files (e/w/W), or reads "
+                           "them (r/R)", hard=True)]
     return []
 
 
@@ -134,13 +153,13 @@ def _sed_script_unsafe(script: str) -> bool:
         if i >= n:
             return False
         c = script[i]
-        if c in "ewW":
-            return True
+        if c in "ewWrR":
+            return True  # e runs, w/W write, r/R read a file: none is seen by the boundary
         if c in "sy":
             i, flags = _skip_replacement(script, i + 1, c == "s")
             if i < 0 or any(f in flags for f in "ewW"):
                 return True
-        elif c in "aic:btTqQlLrR":
+        elif c in "aic:btTqQlL":
             end = script.find("\n", i)
             i = n if end < 0 else end
         elif c not in "{};\n\t !=dDgGhHnNpPxzF#":
@@ -259,9 +278,105 @@ def _test(found: Parse) -> list[Finding]:
     return []
 
 
+def _man(found: Parse) -> list[Finding]:
+    # man -l FILE, or any operand with a '/', formats a file: no boundary sees it.
+    if any(n == "--local-file" for n, _ in found.options) or \
+            any("/" in w for w in found.operands):
+        return [Finding(U, "man reads a file given by path", hard=True)]
+    return []
+
+
+def _urls(found: Parse) -> list[Finding]:
+    # curl file:///etc/shadow is a local read dressed as a download.
+    for word, index in zip(found.operands, found.operand_indexes, strict=False):
+        if word.lower().startswith(("file:", "dict:", "gopher:", "telnet:")):
+            return [Finding(U, f"{word} reads a local file or opens a raw socket", index,
+                            hard=True)]
+    return []
+
+
+def _kubectl(found: Parse) -> list[Finding]:
+    words = set(found.operands) | {n for n, _ in found.options}
+    if words & {"secret", "secrets", "--raw"}:
+        return [Finding(U, "kubectl prints cluster secrets or credentials", hard=True)]
+    return []
+
+
+_JQ_UNSAFE = re.compile(r"\$ENV|\benv\b|\bload(_str)?\s*\(|\bstrenv\s*\(|\binput_filename\b")
+
+
+def _jq(found: Parse) -> list[Finding]:
+    if any(_JQ_UNSAFE.search(word) for word in found.operands[:1]):
+        return [Finding(U, "the jq/yq program reads the environment or a file", hard=True)]
+    return []
+
+
+def _ps(found: Parse) -> list[Finding]:
+    # BSD-style `ps e` (`auxe`, `eww`) prints every process's environment.
+    if found.raw_first and not found.raw_first.startswith("-") and "e" in found.raw_first:
+        return [Finding(U, "ps e prints every process's environment", hard=True)]
+    return []
+
+
+def _make(found: Parse) -> list[Finding]:
+    for word in found.operands:
+        name = word.split("=", 1)[0]
+        if "=" in word and (is_hijack_var(name) or name in ("SHELL", "MAKE", "MAKESHELL")):
+            return [Finding(U, f"make {name}=... names a program make runs", hard=True)]
+    return []
+
+
+def _setuid(found: Parse) -> list[Finding]:
+    modes = list(found.operands[:1]) + [v for n, v in found.options if n == "--mode" and v]
+    for mode in modes:
+        if re.fullmatch(r"[0-7]*[4267][0-7]{3}", mode) or re.search(r"[ugoa]*[+=][rwxXt]*s", mode):
+            return [Finding(D, f"mode {mode} sets set-user-ID or set-group-ID", hard=True)]
+    return []
+
+
+def _git_clone(found: Parse) -> list[Finding]:
+    if any(w.startswith("ext::") for w in found.operands):
+        return [Finding(U, "an ext:: URL runs a command", hard=True)]
+    return []
+
+
+def _pager(found: Parse) -> list[Finding]:
+    if any(w.startswith("+") for w in found.operands):
+        return [Finding(U, f"{found.path[0]} +COMMAND runs a pager command at start", hard=True)]
+    return []
+
+
+_SOCAT_EXEC = re.compile(r"^(exec|system|file|open|create|gopen|pipe|unix[-\w]*|abstract)[:,]",
+                         re.IGNORECASE)
+
+
+def _socat(found: Parse) -> list[Finding]:
+    if any(_SOCAT_EXEC.search(w) for w in found.operands):
+        return [Finding(U, "a socat address runs a program or opens a local file or socket",
+                        hard=True)]
+    return []
+
+
+_SQL_UNSAFE = re.compile(r"^\s*\.(shell|system|output|once|import|load|read|open|save|backup|"
+                         r"restore|excel|cd|log|trace|dump)\b|load_extension|writefile|readfile|"
+                         r"\battach\b|\bedit\s*\(|\\!|\bsystem\b|load_file|into\s+(out|dump)file",
+                         re.IGNORECASE | re.MULTILINE)
+
+
+def _sql(found: Parse) -> list[Finding]:
+    if any(_SQL_UNSAFE.search(w) for w in found.operands) or any(
+            v and _SQL_UNSAFE.search(v) for _, v in found.options):
+        return [Finding(U, "the SQL runs programs or reads or writes files", hard=True)]
+    return []
+
+
 _SEMANTIC: dict[tuple[str, ...], Callable[[Parse], list[Finding]]] = {
     ("sed",): _sed, ("gsed",): _sed, ("awk",): _awk, ("gawk",): _awk, ("mawk",): _awk,
     ("nawk",): _awk, ("dc",): _dc, ("git", "push"): _git_push, ("test",): _test,
     ("[",): _test, ("git", "show"): _git_object, ("git", "cat-file"): _git_object,
-    ("let",): _let,
+    ("let",): _let, ("man",): _man, ("curl",): _urls, ("wget",): _urls,
+    ("kubectl",): _kubectl, ("jq",): _jq, ("yq",): _jq, ("ps",): _ps, ("make",): _make,
+    ("chmod",): _setuid, ("install",): _setuid, ("git", "clone"): _git_clone,
+    ("less",): _pager, ("more",): _pager, ("socat",): _socat, ("sqlite3",): _sql,
+    ("mysql",): _sql,
 }

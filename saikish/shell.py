@@ -456,8 +456,11 @@ class _Walker:
                open_ended: bool = False, outer: tuple[str, ...] = (), offset: int = 0,
                feeds: list[tuple[str, Word]] | None = None,
                found_under: Word | None = None,
-               redirect_reads: tuple[Target, ...] = (), module_of: str | None = None) -> None:
+               redirect_reads: tuple[Target, ...] = (), module_of: str | None = None,
+               input_words: bool = False) -> None:
         """Record one simple command, looking through what it runs."""
+        if not words:
+            return
         head = words[0]
         argv = tuple(w.value for w in words)
         outer = outer or argv
@@ -468,6 +471,9 @@ class _Walker:
                                                stdin, reads=redirect_reads, outer=outer,
                                                offset=offset, remote=remote))
             return
+        # xargs appends words read from its input: they can be options, code or any path.
+        appended = [XARGS_INPUT] if input_words else []
+        words = words + appended  # what runs is sliced from the words the grammar read
         found = parse([self.cwd.loop_word(w) for w in words], CATALOGUE, module_of)
         variables = [v for v in found.variables if v == "$dynamic" or is_hijack_var(v)]
         if variables:
@@ -493,7 +499,8 @@ class _Walker:
                     self.simple(words[inner.start:inner.end], (), hijack, depth + 1,
                                 via + (name,), stdin, remote, open_ended or inner.appends,
                                 outer, offset + inner.start, found_under=names,
-                                module_of=name if inner.module else None)
+                                module_of=name if inner.module else None,
+                                input_words=inner.appends and name != "find")
         self.change_directory(found, words)
         if found.stdin_code:
             self.stdin_code(found, feeds or [], depth, via, remote)
@@ -653,6 +660,10 @@ def _plain_segments(text: str) -> list[tuple[list[str], str]] | None:
         if first in _KEYWORDS or re.match(r"[A-Za-z_][A-Za-z0-9_]*\+?=", first):
             return None  # a keyword or an assignment: the parser's job
     return segments or None
+
+
+# What xargs appends: words only known at run time (and past the end of argv).
+XARGS_INPUT = Word("$XARGS_INPUT", dynamic=True)
 
 
 class _Restore:

@@ -283,7 +283,8 @@ RULED = [
     ("uv sync", "Bash(uv sync *)", "sync the environment"),
     ("gh pr list", "Bash(gh pr list *)", "list pull requests"),
     ("echo x | tee out.txt", "Bash(tee *)", "tee into the workspace"),
-    ("git ls-files | xargs grep -n foo", "Bash(grep *)", "xargs running a read-only grep"),
+    ("git ls-files | xargs grep -n foo", "Bash(xargs grep *)",
+     "xargs grep reads the files xargs is given: a rule naming xargs and grep covers it"),
     ("./scripts/test.sh", "Bash(./scripts/test.sh)", "the person named the script"),
 ]
 # A write rule for a path covers redirections there.

@@ -16,7 +16,8 @@ ALLOW = [
     "Bash(npm test *)", "Bash(npm run test:*)", "Bash(pytest *)", "Bash(python -m pytest *)",
     "Bash(make test)", "Bash(git push origin feature)", "Bash(ls *)", "Bash(cat *)",
     "Bash(echo *)", "Bash(find *)", "Bash(sed *)", "Bash(awk *)", "Bash(rg *)", "Bash(grep *)",
-    "Bash(xargs *)", "Bash(env *)", "Bash(timeout *)", "Bash(head *)", "Bash(sort *)",
+    "Bash(xargs *)", "Bash(xargs cat *)", "Bash(env *)", "Bash(timeout *)", "Bash(head *)",
+    "Bash(sort *)",
     "read_file", {"tool": "write_file", "when": {"path": "docs/**/*.md"}},
 ]
 DENY = ["Bash(git push --force *)", "Bash(rm -rf *)"]
@@ -313,7 +314,7 @@ BENIGN = [
     ("FOO=1 git status", "harmless assignment stripped"),
     ("timeout 10 npm test", "wrapper around an allowed command"),
     ("env CI=1 npm test", "env with a harmless variable"),
-    ("ls | xargs cat", "xargs with a prefix rule"),
+    ("ls | xargs cat -n", "xargs with a rule naming xargs and cat"),
     ("git status; git diff", "two allowed commands"),
     ("echo $(git rev-parse HEAD)", "read-only substitution"),
     ("ls > /dev/null", "redirect to /dev/null"),
@@ -470,7 +471,8 @@ def test_invalid_json_arguments_are_invalid() -> None:
     # find -exec is an option that runs a program: only the exact command is proposed
     ("find . -exec rm {} \\;", ("Bash(find . -exec rm {} ;)", "Bash(find . -exec rm {} *)")),
     # through xargs the rule names xargs and what it runs, never xargs alone
-    ("xargs rm -f", ("Bash(xargs rm -f *)",)),
+    # xargs appends its input, which could be `-r`: no rule can cover that, none is offered
+    ("xargs rm -f", ()),
 ])
 def test_always_proposes_the_narrowest_rule(command: str, proposed: tuple[str, ...]) -> None:
     found = decide(ToolCall("1", "bash", {"command": command}), context(allow=[], deny=[]))
@@ -480,7 +482,7 @@ def test_always_proposes_the_narrowest_rule(command: str, proposed: tuple[str, .
 
 def test_a_proposed_rule_really_covers_the_call_next_time() -> None:
     for command in ("npm install left-pad", "git push origin main", "cat f > out.txt",
-                    "xargs rm -f", "python -m http.server 8000"):
+                    "xargs grep -l foo", "python -m http.server 8000"):
         first = decide(ToolCall("1", "bash", {"command": command}), context(allow=[], deny=[]))
         again = decide(ToolCall("2", "bash", {"command": command}),
                        context(allow=list(first.proposed_rules), deny=[]))
