@@ -368,8 +368,10 @@ class _Parser:
             self.code(w)
             return None
         role = self.streaming_role(len(self.state.operands), w)
-        if role in ("cmd", "script") and self.state.lists:
-            self.state.operands.append((i, w))  # command -v NAME, python --version
+        if role in ("cmd", "script") and (self.state.lists or
+                                          role == "script" and self.state.has_code):
+            # command -v NAME, python --version; python -c CODE ARGS: arguments, no script
+            self.state.operands.append((i, w))
             return i + 1
         if role == "cmd":
             self.state.inner.append(Inner(i, len(self.words), appends=self.entry.has("appends")))
@@ -453,6 +455,12 @@ class _Parser:
         if w.value in ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"):
             return  # the code comes from stdin: judged with the stdin it is fed
         self.state.has_code = True
+        if w.value.startswith(("<(", "/dev/fd/", "/proc/self/fd/")) or not w.literal:
+            # bash <(curl URL): the script is another command's output, seen by nobody.
+            self.state.findings.append(Finding(
+                Risk.UNKNOWN, f"{self.path[0]} runs code that another command prints",
+                hard=True))
+            return
         self.state.findings.append(Finding(
             Risk.BUILD_TEST, f"{self.path[0]} runs the script {w.value}"))
         self.state.reads.append(w)

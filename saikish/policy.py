@@ -16,7 +16,14 @@ from saikish.boundary import read_concern
 from saikish.grammar import Parse, Word, parse
 from saikish.risk import Classification, auto_approves, classify, implied_options, write_risk
 from saikish.rules import _GLOBBY, Rule, bash_rule_for, parse_rule, word_match
-from saikish.shell import CATALOGUE, XARGS_INPUT, SimpleCommand, Target, analyse
+from saikish.shell import (
+    CATALOGUE,
+    XARGS_INPUT,
+    SimpleCommand,
+    Target,
+    analyse,
+    mentions_escalation,
+)
 from saikish.tools.base import Tool, validate
 from saikish.types import Assessment, Autonomy, CommandCheck, Mode, Risk, Source, ToolCall, Verdict
 
@@ -184,6 +191,14 @@ def _decide_bash(command: str, ctx: Context) -> Assessment:
     analysis = analyse(command)
     found = [(c, classify(c)) for c in analysis.commands]
     escalation = [c for c, k in found if k.risk is Risk.ESCALATION]
+    # Code saikish cannot read (an unknown command's words, awk's system(), python -c,
+    # a name built at run time) may still run sudo: no mode may approve that blind.
+    murky = analysis.opaque or any(k.hard or k.risk is Risk.UNKNOWN for _, k in found)
+    if not escalation and murky and mentions_escalation(command):
+        return Assessment(Verdict.REJECT, Risk.ESCALATION, Source.ESCALATION,
+                          "it holds an escalation word in code saikish cannot read: run it "
+                          "yourself if it is needed",
+                          commands=tuple(_check(c, k) for c, k in found))
     if escalation or analysis.raw_escalation:
         word = escalation[0].basename if escalation else "an escalation command"
         # No mode, rule or flag overrides this (docs/SPEC.md §4.1 step 2).

@@ -23,10 +23,19 @@ from saikish.grammar import Parse, Word, parse
 from saikish.hijack import is_hijack_var
 from saikish.preparse import Preparsed, preparse
 
-ESCALATORS = frozenset({"sudo", "su", "doas", "pkexec", "run0"})
+# Programs that run something as another user or group (docs/SPEC.md §4.1 step 2).
+ESCALATORS = frozenset({"sudo", "su", "doas", "pkexec", "run0", "sudo-rs", "sudoedit",
+                        "ksu", "please", "runuser", "sg", "newgrp", "calife", "super"})
 _SUBST = re.compile(r"\$\(|`|<\(|>\(")
 _RAW_ESCALATION = re.compile(
-    r"(?:^|[\s;&|(`{!])(?:sudo|su|doas|pkexec|run0)(?=$|[\s;&|)`}])")
+    r"(?:^|[\s;&|(`{!/=])(?:" + "|".join(sorted(re.escape(e) for e in ESCALATORS))
+    + r")(?=$|[\s;&|)`}'\"])")
+
+
+def mentions_escalation(text: str) -> bool:
+    """True when `text`, with its quotes taken away, holds an escalation word."""
+    plain = text.replace("\\", "").replace("'", " ").replace('"', " ")
+    return bool(_RAW_ESCALATION.search(plain))
 _SPECIAL_CHARS = re.compile(r"[\\'\"$`*?\[{~]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 MAX_DEPTH = 12
@@ -315,8 +324,7 @@ class _Walker:
             previous = operator
 
     def _raw_escalation(self, text: str) -> None:
-        plain = text.replace("\\", "").replace("'", "").replace('"', "")
-        self.raw_escalation |= bool(_RAW_ESCALATION.search(plain))
+        self.raw_escalation |= mentions_escalation(text)
 
     def node(self, node: Any, src: str, depth: int, via: tuple[str, ...], stdin: str | None,
              remote: bool) -> None:
