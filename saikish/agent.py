@@ -31,6 +31,7 @@ from saikish.events import (
     UsageReported,
 )
 from saikish.executor import BatchOutcome, CallRecord, Executor
+from saikish.hooks import Hooks
 from saikish.models.base import (
     AssistantMessage,
     Message,
@@ -94,6 +95,7 @@ class Agent:
             session = Session(config, str(Path(workspace).resolve()),
                               Mode(mode or config.confirmation.mode),
                               Autonomy(autonomy or config.confirmation.autonomy))
+            session.hooks = Hooks.from_config(config, session.workspace, session.id)
         if isinstance(model, str):
             model = load_model(parse_spec(model, config), config)
         chosen = list(builtin_tools().values()) if tools is None else flatten(tools)
