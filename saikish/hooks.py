@@ -60,6 +60,12 @@ def hook_name(spec: HookSpec) -> str:
     return f"{spec.event} hook '{command}' ({spec.origin})"
 
 
+def hook_lines(table: HookTable) -> list[tuple[str, str, str, str, str]]:
+    """(event, matcher, command, timeout, origin) of every hook, for /hooks."""
+    return [(s.event, s.matcher or "*", s.command, f"{s.timeout:g}s", s.origin)
+            for s in table.specs]
+
+
 @dataclass(frozen=True)
 class Gate:
     """The PreToolUse hooks' combined answer about one call: deny beats ask beats allow."""

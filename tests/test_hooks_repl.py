@@ -1,0 +1,45 @@
+"""/hooks and --no-hooks in the REPL, in a real pty (docs/SPEC.md §7.2, §9)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.test_pty import Shell, shell, start
+
+__all__ = ["shell"]  # the fixture
+
+pytestmark = pytest.mark.slow
+
+CONFIG = """\
+hooks:
+  PreToolUse:
+    - matcher: Bash
+      hooks:
+        - {type: command, command: ./check-call.sh, timeout: 10}
+  Stop:
+    - hooks: [{type: command, command: echo stop}]
+"""
+
+
+def test_slash_hooks_lists_each_hook_and_its_file(shell: list[Shell], tmp_path: Path) -> None:
+    config = tmp_path / "hooks.yml"
+    config.write_text(CONFIG)
+    s = start(shell, "- text: hi\n", tmp_path, "-c", str(config))
+    s.say("/hooks")
+    s.on_screen("./check-call.sh")
+    screen = "\n".join(s.screen())
+    assert "PreToolUse" in screen and "Bash" in screen and "10s" in screen
+    joined = "".join(line.strip() for line in s.screen())
+    assert f"{config}:5" in joined and f"{config}:7" in joined and "echo stop" in screen
+    assert s.quit() == 0
+
+
+def test_no_hooks_says_so_in_slash_hooks(shell: list[Shell], tmp_path: Path) -> None:
+    config = tmp_path / "hooks.yml"
+    config.write_text(CONFIG)
+    s = start(shell, "- text: hi\n", tmp_path, "-c", str(config), "--no-hooks")
+    s.say("/hooks")
+    s.on_screen("hooks are off (--no-hooks): 2 configured do not run")
+    assert s.quit() == 0
