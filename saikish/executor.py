@@ -169,11 +169,13 @@ class Executor:
         while True:
             assessment = decide(current, self.session.context(self.tools))
             gate = self._pre_tool_hooks(current, assessment)
-            if gate is not None and gate.updated is not None and gate.updated != current \
-                    and rewrites < MAX_REWRITES:  # updatedInput: a new call, decided again
-                current, rewrites = gate.updated, rewrites + 1
-                self._rewritten.add(current.id)
-                continue
+            if gate is not None and gate.updated is not None and gate.updated != current:
+                if rewrites < MAX_REWRITES:  # updatedInput: a new call, decided again
+                    current, rewrites = gate.updated, rewrites + 1
+                    self._rewritten.add(current.id)
+                    continue
+                gate = gate.endless()
+                self.events.publish(Notice(gate.reason))
             if gate is not None:
                 assessment = gate.apply(assessment, self.session.mode)
             self._seen[current.id] = self._state(current)  # before the box shows it

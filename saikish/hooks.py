@@ -43,6 +43,9 @@ def run_hook(spec: HookSpec, payload: Mapping[str, Any], env: Mapping[str, str],
     except subprocess.TimeoutExpired:
         _kill_group(process)
         return HookAnswer(failure=f"timed out after {spec.timeout:g}s and was killed")
+    except BaseException:  # Ctrl-C or a signal while it runs: leave nothing of it behind
+        _kill_group(process)
+        raise
     return read_answer(spec.event, process.returncode, out, err)
 
 
@@ -76,6 +79,13 @@ class Gate:
     updated: ToolCall | None = None  # updatedInput: a new call for the whole pipeline
     stop: str | None = None  # "continue": false
     notes: tuple[str, ...] = ()
+
+    def endless(self) -> Gate:
+        """This gate when its hooks keep rewriting the call: fails closed, the person decides."""
+        if self.permission == "deny":
+            return replace(self, updated=None)
+        return replace(self, permission="ask", updated=None,
+                       reason=f"hook '{self.rule or '?'}' kept rewriting the call; asking")
 
     def apply(self, assessment: Assessment, mode: Mode) -> Assessment:
         """The policy's assessment with this answer in its place in §4.1 step 3."""

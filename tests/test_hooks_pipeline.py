@@ -156,3 +156,42 @@ def test_executor_asks_the_approver_with_the_hooks_reason(ws: Path) -> None:
         "the team reviews every call", ASK)
     assert request.assessment.proposed_rules == ()  # no "always": a rule cannot lift it
     assert [r.decision.source for r in outcome.records] == [Source.USER, Source.AUTONOMY]
+
+
+def test_a_hook_that_keeps_rewriting_is_asked_about(ws: Path) -> None:
+    grow = ("python3 -c 'import json,sys; c=json.load(sys.stdin)[\"tool_input\"][\"command\"]; "
+            "print(json.dumps({\"hookSpecificOutput\": {\"permissionDecision\": \"allow\", "
+            "\"updatedInput\": {\"command\": c + \" x\"}}}))'")
+    session = Session(Config(), str(ws))
+    session.hooks = Hooks(HookTable((HookSpec("PreToolUse", "", grow, 10, "a:1"),)), str(ws))
+    asked = Asked()
+    executor = Executor(session, builtin_tools(), asked, run_context=RunContext(str(ws)))
+    outcome = executor.run_batch([ToolCall("1", "bash", {"command": "echo"})])
+    assert len(asked.requests) == 1
+    request = asked.requests[0]
+    assert request.call.arguments["command"] == "echo x x x x x"  # five rewrites, then asked
+    assert request.assessment.reason == f"hook '{grow}' kept rewriting the call; asking"
+    assert outcome.records[0].decision.source is Source.USER
+
+
+def test_notification_hook_runs_when_the_person_is_asked(ws: Path) -> None:
+    note = HookSpec("Notification", "", "cat > notified.json", 10, "a:1")
+    session = Session(Config(), str(ws))
+    session.hooks = Hooks(HookTable((note,)), str(ws))
+    executor = Executor(session, builtin_tools(), Asked(), run_context=RunContext(str(ws)))
+    executor.run_batch([ToolCall("1", "bash", {"command": "ls"})])
+    assert not (ws / "notified.json").exists()  # nobody was asked about ls
+    executor.run_batch([ToolCall("2", "bash", {"command": "touch a"})])
+    seen = json.loads((ws / "notified.json").read_text())
+    assert (seen["hook_event_name"], seen["message"]) == (
+        "Notification", "saikish needs your permission to use bash")
+
+
+def test_an_untrusted_projects_hooks_never_run(cli: CLI, tmp_path: Path, ws: Path) -> None:
+    (ws / "agent.yml").write_text("hooks:\n  PreToolUse:\n    - hooks: [{type: command, "
+                                  "command: 'touch pwned'}]\n  SessionStart:\n    - hooks: "
+                                  "[{type: command, command: 'touch pwned2'}]\n")
+    run = cli("-p", "go", "-m", script(tmp_path, "ls"), "--output-format", "json")
+    assert not (ws / "pwned").exists() and not (ws / "pwned2").exists()
+    assert "hooks ignored: it runs code and this project's agent.yml is not trusted" in run.err
+    assert json.loads(run.out)["calls"][0]["source"] == "autonomy"
