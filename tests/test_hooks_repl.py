@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_pty import Shell, shell, start
+from tests.test_pty import Shell, batch, shell, start
 
 __all__ = ["shell"]  # the fixture
 
@@ -42,4 +42,21 @@ def test_no_hooks_says_so_in_slash_hooks(shell: list[Shell], tmp_path: Path) -> 
     s = start(shell, "- text: hi\n", tmp_path, "-c", str(config), "--no-hooks")
     s.say("/hooks")
     s.on_screen("hooks are off (--no-hooks): 2 configured do not run")
+    assert s.quit() == 0
+
+
+def test_a_hooks_ask_shows_the_box_for_what_autonomy_allows(shell: list[Shell], ws: Path,
+                                                            tmp_path: Path) -> None:
+    config = tmp_path / "hooks.yml"
+    config.write_text("hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - "
+                      "{type: command, command: \"echo '{\\\"hookSpecificOutput\\\": "
+                      "{\\\"permissionDecision\\\": \\\"ask\\\", \\\"permissionDecisionReason"
+                      "\\\": \\\"the team reviews every call\\\"}}'\"}\n")
+    s = start(shell, batch("ls > /dev/null; echo listed"), tmp_path, "-c", str(config),
+              "--autonomy", "full-auto")
+    s.say("go")
+    s.box()
+    s.on_screen("the team reviews every call")
+    s.press("y")
+    s.expect("Second turn here.")
     assert s.quit() == 0
