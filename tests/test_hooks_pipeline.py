@@ -14,7 +14,7 @@ from saikish.hook_config import HookSpec, HookTable
 from saikish.hooks import Hooks
 from saikish.session import Session
 from saikish.tools import RunContext, builtin_tools
-from saikish.types import Decision, Source, ToolCall
+from saikish.types import Decision, Mode, Source, ToolCall
 from tests.conftest import Run, write_script
 from tests.hookscripts import BAD_JSON, BLOCK_RM, HANG, REWRITE, install
 
@@ -195,3 +195,24 @@ def test_an_untrusted_projects_hooks_never_run(cli: CLI, tmp_path: Path, ws: Pat
     assert not (ws / "pwned").exists() and not (ws / "pwned2").exists()
     assert "hooks ignored: it runs code and this project's agent.yml is not trusted" in run.err
     assert json.loads(run.out)["calls"][0]["source"] == "autonomy"
+
+
+def test_continue_false_stops_the_batch_and_auto_deny_rejects_an_ask(ws: Path) -> None:
+    stop = "echo '{\"continue\": false, \"stopReason\": \"release freeze\"}'"
+    session = Session(Config(), str(ws))
+    session.hooks = Hooks(HookTable((HookSpec("PreToolUse", "", stop, 10, "a:1"),)), str(ws))
+    executor = Executor(session, builtin_tools(), Asked(), run_context=RunContext(str(ws)))
+    outcome = executor.run_batch([ToolCall("1", "bash", {"command": "ls"}),
+                                  ToolCall("2", "bash", {"command": "ls"})])
+    assert (outcome.stopped, outcome.stop_reason) == (True, "release freeze")
+    assert [(r.decision.outcome.value, r.decision.source) for r in outcome.records] == [
+        ("rejected_hard", Source.HOOK), ("not_run", Source.UNDECIDED)]
+
+    session = Session(Config(), str(ws), mode=Mode.AUTO_DENY)
+    session.hooks = Hooks(HookTable((HookSpec("PreToolUse", "", ASK, 10, "a:1"),)), str(ws))
+    asked = Asked()
+    executor = Executor(session, builtin_tools(), asked, run_context=RunContext(str(ws)))
+    record = executor.run_batch([ToolCall("1", "bash", {"command": "ls"})]).records[0]
+    assert (record.decision.outcome.value, record.decision.source, record.decision.feedback) == (
+        "rejected_soft", Source.HOOK, "the team reviews every call; --auto-deny asks nobody")
+    assert asked.requests == []
