@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from saikish.config import load_config, merge, read_layer
 from saikish.errors import ConfigError
 from saikish.hook_config import HookSpec
+from tests.conftest import Run
 
 GOOD = """\
 hooks:
@@ -73,7 +75,7 @@ def test_bad_hooks_name_file_line_and_key(tmp_path: Path, text: str, where: str,
     assert problem in str(caught.value)
 
 
-def test_cli_reports_a_bad_hook_in_one_line(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cli_reports_a_bad_hook_in_one_line(cli: Callable[..., Run], tmp_path: Path) -> None:
     path = tmp_path / "bad.yml"
     path.write_text("hooks:\n  Stop:\n    - hooks:\n        - {type: http, command: x}\n")
     run = cli("-c", str(path), "-m", "demo", "-p", "hi")
