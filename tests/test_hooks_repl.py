@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_pty import Shell, batch, shell, start
+from tests.test_pty import PROMPT, Shell, batch, shell, start
 
 __all__ = ["shell"]  # the fixture
 
@@ -28,12 +28,13 @@ def test_slash_hooks_lists_each_hook_and_its_file(shell: list[Shell], tmp_path: 
     config.write_text(CONFIG)
     s = start(shell, "- text: hi\n", tmp_path, "-c", str(config))
     s.say("/hooks")
-    s.on_screen("./check-call.sh")
+    s.expect("echo stop")
+    s.expect(PROMPT)
     screen = "\n".join(s.screen())
     assert "PreToolUse" in screen and "Bash" in screen and "10s" in screen
     joined = "".join(line.strip() for line in s.screen())
-    assert f"{config}:5" in joined and f"{config}:7" in joined and "echo stop" in screen
-    assert s.quit() == 0
+    assert f"{config}:5" in joined and f"{config}:7" in joined and "./check-call.sh" in screen
+    assert s.quit(at_prompt=True) == 0
 
 
 def test_no_hooks_says_so_in_slash_hooks(shell: list[Shell], tmp_path: Path) -> None:
@@ -41,8 +42,10 @@ def test_no_hooks_says_so_in_slash_hooks(shell: list[Shell], tmp_path: Path) -> 
     config.write_text(CONFIG)
     s = start(shell, "- text: hi\n", tmp_path, "-c", str(config), "--no-hooks")
     s.say("/hooks")
-    s.on_screen("hooks are off (--no-hooks): 2 configured do not run")
-    assert s.quit() == 0
+    s.expect("configured do not run")
+    s.expect(PROMPT)
+    assert "hooks are off (--no-hooks): 2 configured do not run" in "\n".join(s.screen())
+    assert s.quit(at_prompt=True) == 0
 
 
 def test_a_hooks_ask_shows_the_box_for_what_autonomy_allows(shell: list[Shell], ws: Path,
