@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from saikish.approval import (
@@ -22,6 +22,7 @@ from saikish.events import (
     ErrorOccurred,
     Event,
     EventBus,
+    Notice,
     Recorder,
     RunEnded,
     Subscriber,
@@ -31,6 +32,7 @@ from saikish.events import (
     UsageReported,
 )
 from saikish.executor import BatchOutcome, CallRecord, Executor
+from saikish.hooks import Hooks
 from saikish.models.base import (
     AssistantMessage,
     Message,
@@ -46,6 +48,8 @@ from saikish.types import Autonomy, Decision, Mode, StopReason, ToolResult, Turn
 from saikish.vocabulary import ERROR, FINISHED, MAX_ITERATIONS, STOPPED
 
 __all__ = ["ERROR", "FINISHED", "MAX_ITERATIONS", "STOPPED", "Agent", "RunResult"]
+# A Stop hook may send the model back to work this many times per message, no more.
+MAX_STOP_ROUNDS = 3
 CUT_OFF = "Not run: the call was cut off (the answer hit the token limit) and is incomplete."
 
 
@@ -94,6 +98,7 @@ class Agent:
             session = Session(config, str(Path(workspace).resolve()),
                               Mode(mode or config.confirmation.mode),
                               Autonomy(autonomy or config.confirmation.autonomy))
+            session.hooks = Hooks.from_config(config, session.workspace, session.id)
         if isinstance(model, str):
             model = load_model(parse_spec(model, config), config)
         chosen = list(builtin_tools().values()) if tools is None else flatten(tools)
@@ -131,10 +136,40 @@ class Agent:
         """Run the loop for one user message; `on_turn_end` runs after each model turn."""
         self._recorder.events.clear()
         self.executor.run_context.cancel.clear()
-        result = self._loop(text, on_text or (lambda piece: None), on_turn_end)
+        result = self._hooked_loop(text, on_text or (lambda piece: None), on_turn_end)
         self.bus.publish(RunEnded(result.text, result.exit_reason, result.message,
                                   result.usage))
         return result
+
+    def _hooked_loop(self, text: str, on_text: TextSink,
+                     on_turn_end: Callable[[], None]) -> RunResult:
+        """The loop inside the SessionStart, UserPromptSubmit and Stop hooks (§7.2)."""
+        hooks = self.executor.session.hooks
+        if not hooks:
+            return self._loop(text, on_text, on_turn_end)
+        started, notes = hooks.session_start()
+        gate = hooks.prompt(text)
+        self._say(*notes, *gate.notes)
+        if gate.blocked is not None:  # the prompt is dropped: the model never sees it
+            return RunResult("", STOPPED, (), Usage(), gate.blocked)
+        extra = "\n\n".join(part for part in (started, gate.context) if part)
+        result = self._loop(f"{text}\n\n{extra}" if extra else text, on_text, on_turn_end)
+        for round_number in range(MAX_STOP_ROUNDS):
+            if result.exit_reason != FINISHED:
+                break
+            reason, notes = hooks.stop(active=round_number > 0)
+            self._say(*notes)
+            if reason is None:
+                break
+            self._say(f"a Stop hook asks the model to go on: {reason}")
+            more = self._loop(reason, on_text, on_turn_end)
+            result = replace(more, records=result.records + more.records,
+                             usage=result.usage + more.usage)
+        return result
+
+    def _say(self, *lines: str) -> None:
+        for line in lines:
+            self.bus.publish(Notice(line))
 
     def _loop(self, text: str, on_text: TextSink, on_turn_end: Callable[[], None]) -> RunResult:
         self.messages.append(UserMessage(text))

@@ -77,6 +77,10 @@ def make_session(args: argparse.Namespace, config: Config, workspace: str,
     session.audit = AuditLog(paths.state_dir() / "audit.jsonl", session.id,
                              workspace=workspace)
     session.sandbox = start_sandbox(SandboxMode(args.sandbox or config.sandbox), workspace)
+    if not getattr(args, "no_hooks", False):
+        from saikish.hooks import Hooks
+
+        session.hooks = Hooks.from_config(config, workspace, session.id)
     return session
 
 

@@ -112,6 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fail-on-deny", action="store_true",
                         help=f"exit {EXIT_DENIED} when any call was rejected, even if the "
                              f"run finished")
+    parser.add_argument("--no-hooks", action="store_true",
+                        help="run without the hooks of agent.yml (docs/SPEC.md §7.2)")
     parser.add_argument("--version", action="version", version=f"saikish {__version__}")
     return parser
 
@@ -141,6 +143,10 @@ def run(args: argparse.Namespace, io: Streams) -> int:
         for warning in session.fresh_warnings():
             if not repl or warning in config.warnings():
                 print(f"saikish: {warning}", file=io.stderr)
+        if args.no_hooks and len(config.hooks):
+            count = len(config.hooks)
+            print(f"saikish: hooks are off (--no-hooks): {count} configured "
+                  f"hook{'s' if count > 1 else ''} will not run", file=io.stderr)
         if args.prompt is not None:
             return one_shot(args, config, spec, session, io)
         if not io.interactive():

@@ -29,6 +29,7 @@ from saikish.config_file import (
     read_layer,
 )
 from saikish.errors import ConfigError
+from saikish.hook_config import HookTable
 from saikish.rules import Rule
 from saikish.types import Autonomy, Mode
 from saikish.yamlfile import yaml_problem
@@ -104,7 +105,7 @@ class Config:
     deny: tuple[Rule, ...] = ()
     ask: tuple[Rule, ...] = ()
     sandbox: str = "auto"
-    hooks: Any = None
+    hooks: HookTable = field(default_factory=HookTable)
     mcp_servers: Any = None
     # Where each setting came from ("path:line", or "default"), for `saikish config`.
     origins: Mapping[str, str] = field(default_factory=dict, compare=False)
@@ -256,6 +257,8 @@ def _default(key: str) -> Any:
 
 def _merge_opaque(old: Any, new: Any) -> Any:
     """mcpServers merge by server name; hooks by event, lists appended."""
+    if isinstance(old, HookTable) and isinstance(new, HookTable):
+        return old + new
     if not isinstance(old, dict) or not isinstance(new, dict):
         return new
     out = dict(old)
@@ -283,7 +286,7 @@ def _build(values: Mapping[str, Any], rules: Mapping[str, list[Rule]],
         confirmation=ConfirmationConfig(**parts["confirmation"]),
         tools=ToolsConfig(**parts["tools"]), **parts[""],
         allow=tuple(rules["permissions.allow"]), deny=tuple(rules["permissions.deny"]),
-        ask=tuple(rules["permissions.ask"]), hooks=opaque.get("hooks"),
+        ask=tuple(rules["permissions.ask"]), hooks=opaque.get("hooks") or HookTable(),
         mcp_servers=opaque.get("mcpServers"), origins=origins, ignored=ignored, files=files)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from saikish.errors import ConfigError, RuleError
+from saikish.hook_config import read_hooks
 from saikish.rules import Rule, parse_rule
 from saikish.types import Autonomy, Mode
 from saikish.yamlfile import (
@@ -135,6 +136,8 @@ class _Reader:
     def value(self, key: str, node: Node) -> Any:
         if key in RULE_LISTS:
             return self.rules(node, key)
+        if key == "hooks":
+            return read_hooks(node, self.path)
         if key in OPAQUE:
             return plain(node, self.path, key)
         spec = SCALARS[key]

@@ -19,6 +19,7 @@ from saikish.events import (
     Notice,
     Subscriber,
 )
+from saikish.hooks import Gate
 from saikish.policy import decide
 from saikish.session import Session
 from saikish.subscribers import audit_subscriber
@@ -37,6 +38,8 @@ from saikish.types import (
 
 STOPPED = "Not run: the person stopped this batch of tool calls. Wait for their next message."
 CANCELLED = "cancelled by the person"
+# A hook that rewrites its own rewrite for ever stops being followed; the call is decided.
+MAX_REWRITES = 5
 INTERRUPTED = "Interrupted by the person (Ctrl-C); the command was killed. Wait for them."
 
 __all__ = ["NO_TTY", "ApprovalRequest", "Approver", "BatchOutcome", "CallRecord", "Executor",
@@ -114,6 +117,7 @@ class Executor:
         self.session, self.tools, self.approver = session, tools, approver
         self.run_context = run_context or RunContext(session.workspace)
         self._seen: dict[str, str | None] = {}  # call id -> Tool.state when it was decided
+        self._rewritten: set[str] = set()  # ids of calls a PreToolUse hook's updatedInput changed
         self.events, self.clock = events or EventBus(), clock
         if session.audit is not None:
             self.events.subscribe(audit_subscriber(session.audit))
@@ -142,6 +146,8 @@ class Executor:
                 result = ToolResult(call.id, final_call.name, INTERRUPTED, True)
                 decision = Decision.reject_hard(Source.USER, "interrupted by the person")
                 outcome.interrupted = True
+            if decision.approved and self.session.hooks and not outcome.interrupted:
+                result = self._post_tool_hooks(final_call, result)
             self._finish(outcome, call, decision, result, final_call, self.clock() - started)
             if decision.outcome is Outcome.REJECTED_HARD:
                 outcome.stopped = True
@@ -159,10 +165,24 @@ class Executor:
         """The decision for `call`, following the person's edits through the pipeline."""
         for warning in self.session.fresh_warnings():  # e.g. allowlist.yaml broken mid-session
             self.events.publish(Notice(warning))
-        current = call
+        current, rewrites = call, 0
         while True:
             assessment = decide(current, self.session.context(self.tools))
+            gate = self._pre_tool_hooks(current, assessment)
+            if gate is not None and gate.updated is not None and gate.updated != current:
+                if rewrites < MAX_REWRITES:  # updatedInput: a new call, decided again
+                    current, rewrites = gate.updated, rewrites + 1
+                    self._rewritten.add(current.id)
+                    continue
+                gate = gate.endless()
+                self.events.publish(Notice(gate.reason))
+            if gate is not None:
+                assessment = gate.apply(assessment, self.session.mode)
             self._seen[current.id] = self._state(current)  # before the box shows it
+            if gate is not None and gate.stop is not None and assessment.verdict is not \
+                    Verdict.INVALID:  # "continue": false
+                decision = Decision.reject_hard(Source.HOOK, gate.stop)
+                break
             decision = self._verdict(current, assessment, index, batch)
             if decision.edited_call is None:
                 break
@@ -173,6 +193,24 @@ class Executor:
         if note:
             self.events.publish(Notice(note))
         return decision, current, assessment
+
+    def _post_tool_hooks(self, call: ToolCall, result: ToolResult) -> ToolResult:
+        """PostToolUse: what the hooks add for the model; they never block (§7.2)."""
+        assert self.session.hooks is not None
+        added, notes = self.session.hooks.post_tool(call, result)
+        for note in notes:
+            self.events.publish(Notice(note))
+        return replace(result, content=f"{result.content}\n{added}") if added else result
+
+    def _pre_tool_hooks(self, call: ToolCall, assessment: Assessment) -> Gate | None:
+        """The PreToolUse hooks' answer (§4.1 step 3), after escalation and deny rules."""
+        hooks = self.session.hooks
+        if not hooks or assessment.verdict in (Verdict.INVALID, Verdict.REJECT):
+            return None
+        gate = hooks.pre_tool(call)
+        for note in gate.notes if gate else ():
+            self.events.publish(Notice(note))
+        return gate
 
     def _verdict(self, call: ToolCall, assessment: Assessment, index: int,
                  batch: tuple[ToolCall, ...]) -> Decision:
@@ -197,6 +235,10 @@ class Executor:
                                             f"--{self.session.mode.value} asks nobody")
             assessment = replace(assessment, verdict=Verdict.ASK, reason=question)
         outside = self.session.sandbox.configured and call.name in SANDBOXED_TOOLS
+        if self.session.hooks:  # Notification: an approval is waiting for the person
+            for note in self.session.hooks.notify(f"saikish needs your permission to use "
+                                                  f"{call.name}"):
+                self.events.publish(Notice(note))
         return self.approver.ask(ApprovalRequest(
             call, assessment, index, batch, self.session.workspace, outside,
             tool=self.tools.get(call.name),
@@ -222,7 +264,8 @@ class Executor:
             if result is None:
                 return None
             if call != original:
-                note = (f"\n[The person edited this call before it ran. It ran with arguments "
+                who = "A hook" if call.id in self._rewritten else "The person"
+                note = (f"\n[{who} edited this call before it ran. It ran with arguments "
                         f"{_args(call)} instead of {_args(original)}.]")
                 result = ToolResult(result.call_id, result.name, result.content + note,
                                     result.is_error)

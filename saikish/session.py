@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from saikish.allowlist import Allowlist, AllowlistError, AllowlistState, ProjectRules
 from saikish.audit import AuditLog
 from saikish.config import Config
+from saikish.hooks import Hooks
 from saikish.policy import Context, RuleSet
 from saikish.rules import PATH_ARGS, Rule, parse_rule
 from saikish.tools.base import Tool
@@ -37,6 +38,8 @@ class Session:
     sandbox: SandboxSetup = field(default_factory=SandboxSetup)
     # Warnings already shown, so each is said once (a file broken mid-session is said then).
     told: set[str] = field(default_factory=set)
+    # The command hooks in force (docs/SPEC.md §7.2); None with --no-hooks.
+    hooks: Hooks | None = None
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     def context(self, tools: Mapping[str, Tool]) -> Context:

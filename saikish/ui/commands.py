@@ -75,6 +75,28 @@ def _tools(repl: Repl, arg: str) -> None:
         repl.console.print(Text.assemble((tool.name.ljust(12), "bold"), tool.description))
 
 
+def _hooks(repl: Repl, arg: str) -> None:
+    """The hooks in force and the file and line of each (docs/SPEC.md §7.2)."""
+    from rich.table import Table
+
+    from saikish.hooks import hook_lines
+
+    config, hooks = repl.session.config, repl.session.hooks
+    ignored = [i for i in config.ignored if i.key == "hooks"]
+    if hooks is None and len(config.hooks):
+        repl.say(f"hooks are off (--no-hooks): {len(config.hooks)} configured do not run")
+    elif not len(config.hooks):
+        repl.say("no hooks (agent.yml's hooks: is empty)")
+    else:
+        table = Table("event", "matcher", "command", "timeout", box=None)
+        table.add_column("from", overflow="fold")  # the whole path: it says which file
+        for row in hook_lines(config.hooks):
+            table.add_row(*(inert(cell) for cell in row))
+        repl.console.print(table)
+    for item in ignored:
+        repl.say(f"{item.origin}: hooks ignored: this project's agent.yml is not trusted", "yellow")
+
+
 def _allowlist(repl: Repl, arg: str) -> None:
     from saikish.allowlist import AllowlistState
     from saikish.ui.scopes import scope_view
@@ -175,6 +197,7 @@ COMMANDS: dict[str, Command] = {
     "model": Command("[PROVIDER:MODEL]", "show or switch the model", _model),
     "tools": Command("", "the tools the model can call", _tools),
     "allowlist": Command("", "every rule in force and where it comes from", _allowlist),
+    "hooks": Command("", "the hooks in force and where each comes from", _hooks),
     "config": Command("", "the effective settings and the file each came from", _config),
     "allow": Command("RULE", "allow a rule for this session", _allow),
     "deny": Command("RULE", "deny a rule for this session", _deny),
