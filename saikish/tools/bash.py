@@ -16,7 +16,7 @@ from typing import Any
 from saikish.childenv import child_environment
 from saikish.tools.base import RunContext, Tool, ToolOutput
 from saikish.tools.output import BoundedText
-from saikish.tools.reaper import MARKER_VARIABLE, end_all
+from saikish.tools.reaper import MARKER_VARIABLE, end_all, end_late_ones
 
 SCHEMA = {
     "type": "object",
@@ -47,6 +47,7 @@ def run_bash(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     finally:  # done, timed out, Ctrl-C or SIGTERM: the call's processes end with it
         proc.poll()  # reap bash if it is done, so only live processes are waited for
         end_all(proc.pid, marker)
+        end_late_ones(proc.pid, marker)
         proc.wait()
     reader.join(timeout=2)
     text = output.render().rstrip("\n")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -37,6 +38,21 @@ def end_all(group: int, marker: str, grace: float = GRACE_S) -> None:
         raise
     _send(group, marker, signal.SIGKILL)
     _gone_within(group, marker, grace)  # SIGKILL cannot be ignored: this is brief
+
+
+def end_late_ones(group: int, marker: str, delays: tuple[float, ...] = (0.05, 0.25)) -> None:
+    """In the background, look again a little later and end what is found.
+
+    A child forked just as the call ended (`setsid cmd &` racing the shell's exit) is not
+    there for the first look; it carries the marker all the same, so a later look finds it.
+    """
+    def sweep() -> None:
+        for delay in delays:
+            time.sleep(delay)
+            if survivors(group, marker):
+                end_all(group, marker)
+
+    threading.Thread(target=sweep, name="saikish-reaper", daemon=True).start()
 
 
 def survivors(group: int, marker: str) -> set[int]:
