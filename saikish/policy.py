@@ -194,10 +194,11 @@ def _decide_bash(command: str, ctx: Context) -> Assessment:
     # Code saikish cannot read (an unknown command's words, awk's system(), python -c,
     # a name built at run time) may still run sudo: no mode may approve that blind.
     murky = analysis.opaque or any(k.hard or k.risk is Risk.UNKNOWN for _, k in found)
-    if not escalation and murky and mentions_escalation(command):
+    hidden = mentions_escalation(command) if not escalation and murky else None
+    if hidden:
         return Assessment(Verdict.REJECT, Risk.ESCALATION, Source.ESCALATION,
-                          "it holds an escalation word in code saikish cannot read: run it "
-                          "yourself if it is needed",
+                          f"{hidden} is never run by saikish, also not from code it cannot "
+                          f"read: run it yourself if it is needed",
                           commands=tuple(_check(c, k) for c, k in found))
     if escalation or analysis.raw_escalation:
         word = escalation[0].basename if escalation else "an escalation command"

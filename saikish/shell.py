@@ -32,10 +32,11 @@ _RAW_ESCALATION = re.compile(
     + r")(?=$|[\s;&|)`}'\"])")
 
 
-def mentions_escalation(text: str) -> bool:
-    """True when `text`, with its quotes taken away, holds an escalation word."""
+def mentions_escalation(text: str) -> str | None:
+    """The escalation word `text` holds once its quotes are taken away, or None."""
     plain = text.replace("\\", "").replace("'", " ").replace('"', " ")
-    return bool(_RAW_ESCALATION.search(plain))
+    found = _RAW_ESCALATION.search(plain)
+    return found.group(0).strip(" \t\n;&|(`{!/=") if found else None
 _SPECIAL_CHARS = re.compile(r"[\\'\"$`*?\[{~]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 MAX_DEPTH = 12
@@ -324,7 +325,7 @@ class _Walker:
             previous = operator
 
     def _raw_escalation(self, text: str) -> None:
-        self.raw_escalation |= mentions_escalation(text)
+        self.raw_escalation |= mentions_escalation(text) is not None
 
     def node(self, node: Any, src: str, depth: int, via: tuple[str, ...], stdin: str | None,
              remote: bool) -> None:
