@@ -81,6 +81,7 @@ def make_session(args: argparse.Namespace, config: Config, workspace: str,
         from saikish.hooks import Hooks
 
         session.hooks = Hooks.from_config(config, workspace, session.id)
+        session.hooks.audit = session.audit
     return session
 
 

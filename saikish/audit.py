@@ -128,6 +128,20 @@ class AuditLog:
             "rule": decision.rule or (assessment.rule if assessment else None),
             "feedback": redact_text(head_only(decision.feedback)) if decision.feedback else None,
         }
+        self._write(entry)
+
+    def hook_failure(self, event: str, command: str, detail: str) -> None:
+        """Append a non-gating hook's failure (docs/SPEC.md §7.2: logged, never blocking)."""
+        self._write({
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock())),
+            "session": self.session_id,
+            **({"workspace": self.workspace} if self.workspace else {}),
+            "tool": f"hook:{event}", "arguments": None, "risk": None,
+            "decision": "failed", "edited": False, "source": "hook",
+            "rule": redact_text(head_only(command)), "feedback": redact_text(head_only(detail)),
+        })
+
+    def _write(self, entry: dict[str, Any]) -> None:
         # A lone surrogate (from the model's JSON) is written as its JSON escape, not raised.
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
         try:

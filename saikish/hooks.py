@@ -16,13 +16,16 @@ import signal
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from saikish.childenv import child_environment
 from saikish.config import Config
 from saikish.hook_config import HookSpec, HookTable
 from saikish.hook_wire import HookAnswer, claude_name, read_answer, tool_input, updated_call
 from saikish.types import Assessment, Mode, Source, ToolCall, ToolResult, Verdict
+
+if TYPE_CHECKING:
+    from saikish.audit import AuditLog
 
 STRENGTH = {"deny": 3, "ask": 2, "allow": 1}
 
@@ -160,6 +163,8 @@ class Hooks:
     transcript_path: str = ""
     told: set[str] = field(default_factory=set)
     started: bool = False
+    # Where non-gating failures are logged (every time; they are shown once).
+    audit: AuditLog | None = None
 
     @classmethod
     def from_config(cls, config: Config, workspace: str, session_id: str = "") -> Hooks:
@@ -244,6 +249,8 @@ class Hooks:
         for spec, answer in answers:
             if answer.system_message:
                 notes.append(f"{hook_name(spec)}: {answer.system_message}")
+            if answer.failure and not gating and self.audit is not None:
+                self.audit.hook_failure(spec.event, spec.command, answer.failure)
             if answer.failure and (gating or spec.origin + spec.command not in self.told):
                 self.told.add(spec.origin + spec.command)
                 notes.append(f"{hook_name(spec)} {answer.failure}" +

@@ -147,3 +147,18 @@ def test_post_tool_use_feeds_back_and_never_blocks(ws: Path) -> None:
     assert added == "[PostToolUse hook: lint failed]"
     assert notes == ("PostToolUse hook 'exit 7' (a:2) exited with status 7 (ignored; said once)",)
     assert session.post_tool(bash("ls"), ToolResult("c1", "bash", "ok", False))[1] == ()
+
+
+def test_a_non_gating_hook_failure_is_logged_every_time_and_said_once(ws: Path) -> None:
+    from saikish.audit import AuditLog, read_tail
+
+    broken = HookSpec("PostToolUse", "", "exit 7", 10, "a:2")
+    session = hooks(ws, broken)
+    session.audit = AuditLog(ws / "audit.jsonl", "s1")
+    said = [session.post_tool(bash("ls"), ToolResult("c1", "bash", "ok", False))[1]
+            for _ in range(2)]
+    assert said[0] and said[1] == ()  # shown once
+    logged = read_tail(ws / "audit.jsonl", 10)
+    assert [(e["tool"], e["source"], e["decision"], e["rule"]) for e in logged] == [
+        ("hook:PostToolUse", "hook", "failed", "exit 7")] * 2
+    assert "status 7" in logged[0]["feedback"]
