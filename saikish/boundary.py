@@ -10,6 +10,7 @@ the path operands of read-only commands.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 from collections.abc import Sequence
@@ -41,6 +42,9 @@ SECRET_PATHS = ("/proc/*/environ", "/proc/*/cmdline", "/proc/*/mem",
 # Variable names that hold credentials by convention.
 SECRET_VARIABLE = re.compile(r"KEY|SECRET|TOKEN|PASS|CREDENTIAL|AUTH|COOKIE|SESSION",
                               re.IGNORECASE)
+# The patterns above as one regex each (a read is checked on every command: keep it cheap).
+_SECRET_NAMES = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAMES))
+_SECRET_PATHS = re.compile("|".join(fnmatch.translate(p) for p in SECRET_PATHS))
 # Commands that print the environment when they run nothing else.
 _ENV_PRINTERS = frozenset({"printenv", "env", "export", "set", "declare", "typeset"})
 
@@ -56,8 +60,17 @@ def resolve(path: str, workspace: str) -> str:
 
 def inside(path: str, workspace: str) -> bool:
     """True when `path` (after resolving links and '..') lies within the workspace."""
-    full, root = resolve(path, workspace), resolve(workspace, "/")
+    return _within(resolve(path, workspace), workspace)
+
+
+def _within(full: str, workspace: str) -> bool:
+    root = _root(workspace)
     return full == root or full.startswith(root.rstrip(os.sep) + os.sep)
+
+
+@functools.lru_cache(maxsize=64)
+def _root(workspace: str) -> str:
+    return resolve(workspace, "/")
 
 
 def is_secret(path: str, workspace: str = ".") -> bool:
@@ -66,20 +79,23 @@ def is_secret(path: str, workspace: str = ".") -> bool:
     return _secret_parts(written) or _secret_parts(resolve(path, workspace))
 
 
+@functools.lru_cache(maxsize=4096)
 def _secret_parts(path: str) -> bool:
-    if any(fnmatch.fnmatchcase(path, pattern) for pattern in SECRET_PATHS):
+    if _SECRET_PATHS.match(path):
         return True
     parts = [p for p in path.split(os.sep) if p]
     if any(part in SECRET_DIRS for part in parts):
         return True
-    return bool(parts) and any(fnmatch.fnmatchcase(parts[-1], p) for p in SECRET_NAMES)
+    return bool(parts) and _SECRET_NAMES.match(parts[-1]) is not None
 
 
 def read_concern(path: str, workspace: str) -> str | None:
     """Why reading `path` must be asked: SECRET, OUTSIDE, or None when it is harmless."""
-    if is_secret(path, workspace):
+    full = resolve(path, workspace)
+    written = os.path.normpath(os.path.expanduser(path))
+    if _secret_parts(written) or _secret_parts(full):
         return SECRET
-    if not inside(path, workspace):
+    if not _within(full, workspace):
         return OUTSIDE
     return None
 
