@@ -41,6 +41,7 @@ from saikish.models.base import (
     ToolResults,
     UserMessage,
 )
+from saikish.models.remote import Remote
 from saikish.session import Session
 from saikish.tools.base import RunContext, Tool
 from saikish.tools.function import Toolset, flatten
@@ -77,6 +78,9 @@ class Agent:
         self.bus: EventBus = executor.events
         self._recorder = Recorder()
         self.bus.subscribe(self._recorder)
+        remote = getattr(model, "remote", None)
+        if isinstance(remote, Remote):  # an HTTP model's waits join the one event stream
+            remote.notice = self.bus.publish
 
     @classmethod
     def create(cls, model: str | Model, tools: Iterable[Tool | Toolset] | None = None,

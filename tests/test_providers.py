@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import socket
 from collections.abc import Callable
@@ -10,12 +11,16 @@ from typing import Any
 
 import pytest
 
+from saikish.agent import Agent
 from saikish.errors import ModelError
+from saikish.events import RetryNotice
 from saikish.models.anthropic_model import AnthropicModel
 from saikish.models.base import AssistantMessage, Message, ToolResults, UserMessage
 from saikish.models.openai_compat import OpenAICompatModel, ollama_url
+from saikish.subscribers import StreamJson
 from saikish.tools import builtin_tools
 from saikish.types import StopReason, ToolResult, Turn
+from saikish.ui.render import ConsoleReporter, stream_console
 from tests.conftest import SHARED, Run
 from tests.wire_server import Reply, Splitter, bytewise, random_pieces, serve, whole
 
@@ -321,11 +326,40 @@ def test_a_rate_limit_is_waited_out_and_the_answer_arrives() -> None:
                     headers={"content-type": "application/json", "retry-after-ms": "1500"})
     with serve(limited, Reply(sse(chunk(content="fine", finish="stop")))) as s:
         model = openai_model(s.url)
-        notes: list[str] = []
+        notes: list[RetryNotice] = []
         model.remote.notice = notes.append
         turn, _ = complete(model)
     assert turn.text == "fine" and waits(model) == [1.5]
-    assert notes == ["openai rate limit: waiting 2s before trying again (2 of 4)"]
+    assert notes == [RetryNotice("openai rate limit: waiting 2s before trying again (2 of 4)",
+                                 attempt=2, delay_s=1.5)]
+
+
+def test_an_agents_retry_is_an_event_of_its_stream(tmp_path: Path) -> None:
+    """Issue 13: the wait before a retry is published, not printed by the models layer."""
+    limited = Reply(b'{"error":{"message":"slow down","type":"requests"}}', status=429,
+                    headers={"content-type": "application/json", "retry-after": "3"})
+    with serve(limited, Reply(sse(chunk(content="fine", finish="stop")))) as s:
+        model = OpenAICompatModel("openai", "test-model", "sk-test", f"{s.url}/v1")
+        model.remote.sleep = list[float]().append
+        agent = Agent.create(model, [], workspace=tmp_path)
+        seen: list[Any] = []
+        agent.subscribe(seen.append)
+        lines = io.StringIO()
+        agent.subscribe(StreamJson(lines))
+        screen = io.StringIO()
+        agent.subscribe(ConsoleReporter(stream_console(screen)))
+        result = agent.send("hello")
+    retries = [e for e in agent.events() if isinstance(e, RetryNotice)]
+    assert result.text == "fine"
+    assert retries == [RetryNotice("openai rate limit: waiting 3s before trying again (2 of 4)",
+                                   attempt=2, delay_s=3.0)]
+    assert retries[0] in seen  # every subscriber (transcript, stream-json) gets it
+    written = [json.loads(line) for line in lines.getvalue().splitlines()]
+    assert [{k: e[k] for k in ("message", "attempt", "delay_s")}
+            for e in written if e["type"] == "retry"] == [
+        {"message": retries[0].message, "attempt": 2, "delay_s": 3.0}]
+    assert "openai rate limit: waiting 3s before trying again (2 of 4)" in screen.getvalue()
+    assert model.remote.notice == agent.bus.publish
 
 
 def test_an_nginx_502_page_is_retried_then_reported_readably() -> None:

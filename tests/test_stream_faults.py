@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from saikish.errors import ModelError
+from saikish.events import RetryNotice
 from saikish.models.remote import Remote, StreamFailure, timeout_problem
 from saikish.types import StopReason, Turn
 from tests.conftest import Run
@@ -132,10 +133,11 @@ def test_a_stall_before_the_first_byte_is_retried_then_reported(api: str) -> Non
 def test_a_stall_then_a_good_answer_shows_the_retry(api: str) -> None:
     with serve(Reply(b"", stall_first=True), Reply(answer(api))) as s:
         made = model(api, s.url)
-        notes: list[str] = []
-        made.remote.notice = notes.append
+        notices: list[RetryNotice] = []
+        made.remote.notice = notices.append
         turn, _ = complete(made)
-    assert turn.text == "partial "
+    notes = [n.message for n in notices]
+    assert turn.text == "partial " and notices[0].attempt == 2
     assert len(notes) == 1 and notes[0].startswith(
         f"{api} timeout (no data from the server for 0.3s (llm.timeout in agent.yml)): waiting ")
     assert notes[0].endswith("before trying again (2 of 4)")

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from saikish.errors import ModelError
+from saikish.events import RetryNotice
 from saikish.models.base import TextSink
 from saikish.models.http_errors import HttpProblem, backoff
 from saikish.models.sse import whole_json
@@ -30,8 +31,9 @@ class StreamFailure(Exception):
         self.problem, self.partial = problem, partial
 
 
-def _stderr_notice(text: str) -> None:
-    print(f"saikish: {text}", file=sys.stderr, flush=True)
+def _stderr_notice(notice: RetryNotice) -> None:
+    """Where a wait is said when no event stream listens (a model used on its own)."""
+    print(f"saikish: {notice.message}", file=sys.stderr, flush=True)
 
 
 @dataclass
@@ -43,7 +45,7 @@ class Remote:
     url: str
     key_hint: str = ""
     pull_hint: bool = False
-    notice: Callable[[str], None] = _stderr_notice
+    notice: Callable[[RetryNotice], None] = _stderr_notice
     sleep: Callable[[float], None] = time.sleep
     attempts: int = MAX_ATTEMPTS
     timeout: float = DEFAULT_TIMEOUT_S
@@ -71,8 +73,9 @@ class Remote:
                         or out_of_time):
                     raise ModelError(self.describe(problem, number + 1, bool(partial)),
                                      retryable=problem.retryable, partial=partial) from None
-                self.notice(f"{self.label} {_what(problem)}: waiting {wait:.0f}s "
-                            f"before trying again ({number + 2} of {self.attempts})")
+                self.notice(RetryNotice(f"{self.label} {_what(problem)}: waiting {wait:.0f}s "
+                                        f"before trying again ({number + 2} of {self.attempts})",
+                                        attempt=number + 2, delay_s=wait))
                 self.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 

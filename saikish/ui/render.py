@@ -9,7 +9,7 @@ from rich.live import Live
 from rich.markup import escape
 from rich.text import Text
 
-from saikish.events import CallDecided, CallFinished, Event, Notice
+from saikish.events import CallDecided, CallFinished, Event, Notice, RetryNotice
 from saikish.types import Assessment, Decision, Outcome, Source, ToolCall, ToolResult, Usage
 from saikish.ui.inert import inert
 from saikish.ui.record import DecisionRecord
@@ -36,6 +36,8 @@ class ConsoleReporter:
             self.ran(event.call, event.result)
         elif isinstance(event, Notice):
             self.note(event.text)
+        elif isinstance(event, RetryNotice):
+            self.note(event.message)
 
     def decided(self, call: ToolCall, decision: Decision, assessment: Assessment | None,
                 *, edited: bool = False) -> None:
