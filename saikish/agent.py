@@ -33,6 +33,7 @@ from saikish.events import (
 )
 from saikish.executor import BatchOutcome, CallRecord, Executor
 from saikish.hooks import Hooks
+from saikish.mcp.host import host_for
 from saikish.models.base import (
     AssistantMessage,
     Message,
@@ -45,6 +46,7 @@ from saikish.models.remote import Remote
 from saikish.session import Session
 from saikish.tools.base import RunContext, Tool
 from saikish.tools.function import Toolset, flatten
+from saikish.tools.registry import ToolRegistry
 from saikish.types import Autonomy, Decision, Mode, StopReason, ToolResult, Turn, Usage
 from saikish.vocabulary import ERROR, FINISHED, MAX_ITERATIONS, STOPPED
 
@@ -72,7 +74,9 @@ class Agent:
 
     def __init__(self, model: Model, executor: Executor, tools: Sequence[Tool],
                  system_prompt: str, max_iterations: int = 50) -> None:
-        self.model, self.executor, self.tools = model, executor, list(tools)
+        if not isinstance(executor.tools, ToolRegistry):
+            executor.tools = ToolRegistry(tools)
+        self.model, self.executor = model, executor
         self.system_prompt, self.max_iterations = system_prompt, max_iterations
         self.messages: list[Message] = []
         self.bus: EventBus = executor.events
@@ -103,14 +107,27 @@ class Agent:
                               Mode(mode or config.confirmation.mode),
                               Autonomy(autonomy or config.confirmation.autonomy))
             session.hooks = Hooks.from_config(config, session.workspace, session.id)
+            session.mcp = host_for(config.mcp_servers, session.workspace, config.secrets())
         if isinstance(model, str):
             model = load_model(parse_spec(model, config), config)
         chosen = list(builtin_tools().values()) if tools is None else flatten(tools)
         hooked = HookedApprover(ConfirmHooks(), approver or NoTerminalApprover())
         run_context = RunContext(session.workspace, config.tools.output_limit,
                                  config.tools.bash_timeout, secrets=config.secrets())
-        executor = Executor(session, {t.name: t for t in chosen}, hooked, run_context=run_context)
+        registry = ToolRegistry(chosen, [session.mcp] if session.mcp is not None else [])
+        executor = Executor(session, registry, hooked, run_context=run_context)
         return cls(model, executor, chosen, config.system_prompt, config.llm.max_iterations)
+
+    @property
+    def tools(self) -> list[Tool]:
+        """The tools offered now: built-in and function tools, then MCP tools once listed."""
+        return list(self.registry.values())
+
+    @property
+    def registry(self) -> ToolRegistry:
+        """The live registry the executor decides calls against (add sources to it)."""
+        assert isinstance(self.executor.tools, ToolRegistry)
+        return self.executor.tools
 
     def add_confirm_hook(self, hook: ConfirmHook, priority: int = 0) -> Callable[[], None]:
         """Consult `hook` before the approver (docs/SPEC.md §7.2); returns its remover."""
@@ -131,6 +148,16 @@ class Agent:
         """Stop the running `send` (from another thread): kill a running command, run no more."""
         self.executor.run_context.cancel.set()
 
+    def close(self) -> None:
+        """Shut down what the session started (MCP servers); the agent is done."""
+        self.executor.session.close()
+
+    def __enter__(self) -> Agent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def clear(self) -> None:
         """Forget the conversation."""
         self.messages.clear()
@@ -140,6 +167,7 @@ class Agent:
         """Run the loop for one user message; `on_turn_end` runs after each model turn."""
         self._recorder.events.clear()
         self.executor.run_context.cancel.clear()
+        self.registry.start()  # MCP servers, if not started yet (the REPL starts them early)
         result = self._hooked_loop(text, on_text or (lambda piece: None), on_turn_end)
         self.bus.publish(RunEnded(result.text, result.exit_reason, result.message,
                                   result.usage))
@@ -181,6 +209,7 @@ class Agent:
         usage = Usage()
         last = Turn()
         for number in range(1, self.max_iterations + 1):
+            self._say(*self.registry.notices())  # e.g. an MCP server that failed meanwhile
             self.bus.publish(TurnStarted(number))
             try:
                 last = self._complete(on_text)

@@ -137,6 +137,7 @@ def run(args: argparse.Namespace, io: Streams) -> int:
         from saikish.models.demo import make_workspace
 
         demo_root = workspace = make_workspace()  # never touch the directory we started in
+    session: Session | None = None
     try:
         session = make_session(args, config, str(workspace), demo=demo_root is not None)
         # Once, before anything runs (§4.8); the REPL's banner shows the allowlist's.
@@ -157,6 +158,8 @@ def run(args: argparse.Namespace, io: Streams) -> int:
 
         return Repl(config, spec, session, io, timeout_s=timeout_s(args, config)).run()
     finally:
+        if session is not None:
+            session.close()  # MCP servers: none is left running
         if demo_root is not None:
             from saikish.models.demo import remove_workspace
 
@@ -181,6 +184,8 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
     agent.subscribe(collected)
     if args.output_format == "stream-json":
         agent.subscribe(StreamJson(io.stdout))
+    if session.mcp is not None:  # a one-shot run has one chance: its servers' tools first
+        session.mcp.wait_ready()
     result = agent.send(prompt)
     # Warnings as they stand at the end: an allowlist may break mid-run (§4.8).
     collected.warnings[:0] = list(session.warnings())

@@ -30,6 +30,7 @@ from saikish.config_file import (
 )
 from saikish.errors import ConfigError
 from saikish.hook_config import HookTable
+from saikish.mcp.config import ServerTable
 from saikish.rules import Rule
 from saikish.types import Autonomy, Mode
 from saikish.yamlfile import yaml_problem
@@ -106,7 +107,7 @@ class Config:
     ask: tuple[Rule, ...] = ()
     sandbox: str = "auto"
     hooks: HookTable = field(default_factory=HookTable)
-    mcp_servers: Any = None
+    mcp_servers: ServerTable = field(default_factory=ServerTable)
     # Where each setting came from ("path:line", or "default"), for `saikish config`.
     origins: Mapping[str, str] = field(default_factory=dict, compare=False)
     # Settings of an untrusted project file that were not applied.
@@ -259,6 +260,8 @@ def _merge_opaque(old: Any, new: Any) -> Any:
     """mcpServers merge by server name; hooks by event, lists appended."""
     if isinstance(old, HookTable) and isinstance(new, HookTable):
         return old + new
+    if isinstance(old, ServerTable) and isinstance(new, ServerTable):
+        return old + new
     if not isinstance(old, dict) or not isinstance(new, dict):
         return new
     out = dict(old)
@@ -287,7 +290,8 @@ def _build(values: Mapping[str, Any], rules: Mapping[str, list[Rule]],
         tools=ToolsConfig(**parts["tools"]), **parts[""],
         allow=tuple(rules["permissions.allow"]), deny=tuple(rules["permissions.deny"]),
         ask=tuple(rules["permissions.ask"]), hooks=opaque.get("hooks") or HookTable(),
-        mcp_servers=opaque.get("mcpServers"), origins=origins, ignored=ignored, files=files)
+        mcp_servers=opaque.get("mcpServers") or ServerTable(), origins=origins, ignored=ignored,
+        files=files)
 
 
 # -- llm values --------------------------------------------------------------------------

@@ -15,13 +15,14 @@ import yaml
 
 from saikish.errors import ConfigError, RuleError
 from saikish.hook_config import read_hooks
+from saikish.mcp.config import read_servers
 from saikish.rules import Rule, parse_rule
 from saikish.types import Autonomy, Mode
 from saikish.yamlfile import (
     check_tag,
     compose,
+    entries,
     is_null,
-    key_name,
     line_of,
     plain,
     read_text,
@@ -84,7 +85,7 @@ def read_layer(path: Path, kind: str) -> Layer:
     """Read and validate one agent.yml."""
     text = read_text(path, limit=1 << 20)  # no real agent.yml is near 1 MB
     root = compose(text, path)
-    settings = {} if root is None else _Reader(path).settings(root)
+    settings = {} if root is None else _Reader(path, kind).settings(root)
     return Layer(path, kind, settings, text.encode("utf-8"))
 
 
@@ -96,8 +97,8 @@ SECTIONS = {"llm": "llm", "toolConfirmation": "toolConfirmation", "tools": "tool
 class _Reader:
     """Walks the composed YAML tree so that each error knows its line."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: Path, kind: str) -> None:
+        self.path, self.kind = path, kind
 
     def fail(self, node: Node, key: str, message: str) -> ConfigError:
         return ConfigError(message, self.path, line_of(node), key)
@@ -106,19 +107,8 @@ class _Reader:
         return f"{self.path}:{line_of(node)}"
 
     def mapping(self, node: Node, key: str, allowed: tuple[str, ...]) -> list[tuple[str, Node]]:
-        if is_null(node):
-            return []
-        if not isinstance(node, yaml.MappingNode):
-            raise self.fail(node, key, "must be a mapping")
-        check_tag(node, self.path, key)
-        out = []
-        for key_node, value_node in node.value:
-            name = key_name(key_node, self.path, key)
-            full = f"{key}.{name}" if key else name
-            if name not in allowed:
-                raise self.fail(key_node, full, f"unknown key; allowed: {', '.join(allowed)}")
-            out.append((full, value_node))
-        return out
+        return [(f"{key}.{name}" if key else name, value)
+                for name, _, value in entries(node, self.path, key, allowed)]
 
     def settings(self, root: Node) -> dict[str, Setting]:
         top = tuple(k for k in SCALARS if "." not in k) + tuple(SECTIONS) + OPAQUE
@@ -138,6 +128,8 @@ class _Reader:
             return self.rules(node, key)
         if key == "hooks":
             return read_hooks(node, self.path)
+        if key == "mcpServers":  # annotations are believed by default in the person's own files
+            return read_servers(node, self.path, own_file=self.kind != "project")
         if key in OPAQUE:
             return plain(node, self.path, key)
         spec = SCALARS[key]

@@ -67,6 +67,15 @@ class CallStarted:
 
 
 @dataclass(frozen=True)
+class CallProgress:
+    """A running call reports how far it is (an MCP server's progress): one short line."""
+
+    kind: ClassVar[str] = "call_progress"
+    call: ToolCall
+    text: str
+
+
+@dataclass(frozen=True)
 class CallFinished:
     """A call's result, whether it ran or not (every call id gets one)."""
 
@@ -131,11 +140,12 @@ class RunEnded:
     usage: Usage = field(default_factory=Usage)
 
 
-Event = (TurnStarted | TextDelta | CallProposed | CallDecided | CallStarted | CallFinished
+Event = (TurnStarted | TextDelta | CallProposed | CallDecided | CallStarted | CallProgress
+         | CallFinished
          | UsageReported | RetryNotice | Notice | ErrorOccurred | TurnEnded | RunEnded)
 Subscriber = Callable[[Event], None]
 EVENT_TYPES: tuple[type, ...] = (
-    TurnStarted, TextDelta, CallProposed, CallDecided, CallStarted, CallFinished,
+    TurnStarted, TextDelta, CallProposed, CallDecided, CallStarted, CallProgress, CallFinished,
     UsageReported, RetryNotice, Notice, ErrorOccurred, TurnEnded, RunEnded)
 
 

@@ -12,6 +12,7 @@ from saikish.approval import NO_TTY, ApprovalRequest, Approver, NoTerminalApprov
 from saikish.events import (
     CallDecided,
     CallFinished,
+    CallProgress,
     CallProposed,
     CallStarted,
     Event,
@@ -117,6 +118,9 @@ class Executor:
         self.session, self.tools, self.approver = session, tools, approver
         self.run_context = run_context or RunContext(session.workspace)
         self._seen: dict[str, str | None] = {}  # call id -> Tool.state when it was decided
+        # call id -> the Tool that was decided: a late tool (MCP) may be re-listed with a new
+        # definition meanwhile, and the call must run the one the person saw (§7.1).
+        self._decided: dict[str, Tool] = {}
         self._rewritten: set[str] = set()  # ids of calls a PreToolUse hook's updatedInput changed
         self.events, self.clock = events or EventBus(), clock
         if session.audit is not None:
@@ -179,6 +183,9 @@ class Executor:
             if gate is not None:
                 assessment = gate.apply(assessment, self.session.mode)
             self._seen[current.id] = self._state(current)  # before the box shows it
+            tool = self.tools.get(current.name)
+            if tool is not None:
+                self._decided[current.id] = tool
             if gate is not None and gate.stop is not None and assessment.verdict is not \
                     Verdict.INVALID:  # "continue": false
                 decision = Decision.reject_hard(Source.HOOK, gate.stop)
@@ -222,7 +229,7 @@ class Executor:
         approved = None
         if verdict is Verdict.ALLOW:
             approved = Decision.approve(assessment.source, assessment.rule)
-        elif self.session.auto_budget > 0:  # /auto N: only calls that reach step 7
+        elif self.session.auto_budget > 0 and not assessment.forced:  # /auto N: step 7 only
             approved = Decision.approve(Source.AUTO_BUDGET)
         if approved is not None:
             question = self._sandbox_question(call, approved)
@@ -258,9 +265,9 @@ class Executor:
     def _result(self, call: ToolCall, decision: Decision,
                 original: ToolCall) -> ToolResult | None:
         """The call's result; None when the sandbox failed to start it (nothing ran)."""
-        seen = self._seen.pop(call.id, None)
+        seen, decided = self._seen.pop(call.id, None), self._decided.pop(call.id, None)
         if decision.outcome is Outcome.APPROVED:
-            result = self._run(call, decision, seen)
+            result = self._run(call, decision, seen, decided)
             if result is None:
                 return None
             if call != original:
@@ -281,12 +288,13 @@ class Executor:
         except Exception:  # no state, no check: the call is still decided as usual
             return None
 
-    def _run(self, call: ToolCall, decision: Decision,
-             seen: str | None = None) -> ToolResult | None:
-        tool = self.tools[call.name]
+    def _run(self, call: ToolCall, decision: Decision, seen: str | None = None,
+             decided: Tool | None = None) -> ToolResult | None:
+        tool = decided or self.tools[call.name]
         sandbox = self.session.sandbox.sandbox if runs_inside(call, decision) else None
         context = replace(self.run_context, sandbox=sandbox, expected_state=seen,
-                          confirm=lambda message, payload: self._confirm(call, message, payload))
+                          confirm=lambda message, payload: self._confirm(call, message, payload),
+                          progress=lambda text: self.events.publish(CallProgress(call, text)))
         self.events.publish(CallStarted(call))
         try:
             output = tool.run(call.arguments, context)

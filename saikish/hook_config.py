@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from saikish.errors import ConfigError
-from saikish.yamlfile import check_tag, is_null, key_name, line_of, plain
+from saikish.yamlfile import check_tag, entries, is_null, line_of, plain
 
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart",
           "Notification")
@@ -83,19 +83,7 @@ class _Reader:
 
     def entries(self, node: yaml.Node, key: str,
                 allowed: tuple[str, ...]) -> list[tuple[str, yaml.Node, yaml.Node]]:
-        if is_null(node):
-            return []
-        if not isinstance(node, yaml.MappingNode):
-            raise self.fail(node, key, "must be a mapping")
-        check_tag(node, self.path, key)
-        out = []
-        for key_node, value in node.value:
-            name = key_name(key_node, self.path, key)
-            if name not in allowed:
-                raise self.fail(key_node, f"{key}.{name}",
-                                f"unknown key; allowed: {', '.join(allowed)}")
-            out.append((name, key_node, value))
-        return out
+        return entries(node, self.path, key, allowed)
 
     def items(self, node: yaml.Node, key: str, what: str) -> list[yaml.Node]:
         if is_null(node):

@@ -86,8 +86,7 @@ def decide(call: ToolCall, ctx: Context) -> Assessment:
     if call.name == BASH:
         return _decide_bash(str(call.arguments["command"]), ctx)
     assert tool is not None
-    return _decide_tool(call, tool.risk(call.arguments, ctx.workspace), ctx,
-                        tool.requires_confirmation)
+    return _decide_tool(call, tool, tool.risk(call.arguments, ctx.workspace), ctx)
 
 
 # -- step 1 ----------------------------------------------------------------------
@@ -107,11 +106,13 @@ def _invalid(call: ToolCall, tool: Tool | None, ctx: Context) -> str | None:
 
 # -- plain tools -----------------------------------------------------------------
 
-def _decide_tool(call: ToolCall, risk: Risk, ctx: Context,
-                 requires_confirmation: bool = False) -> Assessment:
+def _decide_tool(call: ToolCall, tool: Tool, risk: Risk, ctx: Context) -> Assessment:
     for rule in ctx.rules.deny:
         if rule.matches_tool(call.name, call.arguments, ctx.workspace):
             return _reject_by(rule, risk, f"denied by rule {rule}")
+    changed = tool.definition_change() if tool.definition_change else None
+    if changed is not None:
+        return _changed_tool(call, risk, changed, ctx)
     path = boundary.read_path(call.name, dict(call.arguments))
     concern = boundary.read_concern(path, ctx.workspace) if path is not None else None
     proposed = _tool_proposals(call, path, concern, ctx)
@@ -127,10 +128,20 @@ def _decide_tool(call: ToolCall, risk: Risk, ctx: Context,
         # The read boundary (§4.8) is asked under every autonomy level.
         return _mode_or_ask(risk, f"{call.name} reads {path}, which is {_concern(concern)}",
                             ctx, proposed, opaque=False)
-    if auto_approves(ctx.autonomy, risk) and not requires_confirmation:
+    if auto_approves(ctx.autonomy, risk) and not tool.requires_confirmation:
         return Assessment(Verdict.ALLOW, risk, Source.AUTONOMY,
                           f"{_name(risk)} is allowed under autonomy {ctx.autonomy.value}")
     return _mode_or_ask(risk, f"{call.name} is {_name(risk)}", ctx, proposed, opaque=False)
+
+
+def _changed_tool(call: ToolCall, risk: Risk, changed: str, ctx: Context) -> Assessment:
+    """A tool whose definition changed since it was approved (§7.1 rug pulls): no rule,
+    no autonomy level and no mode but --auto-deny answers; the person looks again."""
+    reason = f"{call.name} changed since a call of it was approved: {changed}"
+    if ctx.mode is Mode.AUTO_DENY:
+        return Assessment(Verdict.REJECT, risk, Source.MODE, f"{reason}; --auto-deny is set")
+    return Assessment(Verdict.ASK, risk, Source.UNDECIDED, reason, forced=True,
+                      proposed_rules=(call.name,))
 
 
 def _tool_proposals(call: ToolCall, path: str | None, concern: str | None,
@@ -182,7 +193,8 @@ def forced_ask(rule: Rule, risk: Risk, ctx: Context,
     if ctx.mode is Mode.AUTO_DENY:
         return Assessment(Verdict.REJECT, risk, Source.MODE, f"{reason}; --auto-deny is set",
                           rule.text, checks)
-    return Assessment(Verdict.ASK, risk, Source.UNDECIDED, reason, rule.text, checks)
+    return Assessment(Verdict.ASK, risk, Source.UNDECIDED, reason, rule.text, checks,
+                      forced=True)
 
 
 # -- bash ------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import json
 import os
 import re
 import shlex
@@ -22,6 +23,9 @@ BASH = "bash"
 # Arguments whose values are file paths: normalised against the workspace.
 PATH_ARGS = frozenset({"path", "file_path", "file", "directory", "dir", "cwd"})
 _TOOL_PATTERN = re.compile(r"^[A-Za-z0-9_.*?\[\]!-]+$")
+# `mcp__SERVER` alone: a rule for every tool of that MCP server (docs/SPEC.md §7.1).
+_MCP_SERVER = re.compile(r"mcp__(?:(?!__)[A-Za-z0-9_-])+")
+_ARGUMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 
 
 @dataclass(frozen=True)
@@ -46,11 +50,18 @@ class Rule:
 
     def matches_tool(self, name: str, arguments: Mapping[str, Any], workspace: str) -> bool:
         """True when this rule covers a whole (non-bash) call of tool `name`."""
-        if not fnmatch.fnmatchcase(name, self.tool) or self.words is not None:
+        if not self.names_tool(name) or self.words is not None:
             return False
         return all(
             _arg_matches(key, glob, arguments.get(key), workspace) for key, glob in self.when
         )
+
+    def names_tool(self, name: str) -> bool:
+        """True when the rule's tool pattern covers `name`; `mcp__git` covers all of git's."""
+        if fnmatch.fnmatchcase(name, self.tool):
+            return True
+        server = _MCP_SERVER.fullmatch(self.tool)
+        return server is not None and name.startswith(self.tool + "__")
 
     def matches_argv(self, argv: Sequence[str], named: Sequence[int] = ()) -> bool:
         """True when this rule covers the simple command `argv`.
@@ -114,7 +125,7 @@ def _needs_quote(word: str) -> bool:
 def _parse_string(text: str, origin: str) -> Rule:
     if not text:
         raise RuleError("empty rule", origin)
-    match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\((.*)\)", text, re.DOTALL)
+    match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_.*?-]*)\((.*)\)", text, re.DOTALL)
     if match:
         if match.group(1).lower() != BASH:
             return _parse_arguments(match.group(1), match.group(2), text, origin)
@@ -158,7 +169,7 @@ def _parse_arguments(tool: str, inner: str, text: str, origin: str) -> Rule:
     when: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in inner.split(","))):
         key, sep, glob = item.partition("=")
-        if not sep or not key.strip().isidentifier():
+        if not sep or not _ARGUMENT.fullmatch(key.strip()):
             raise RuleError(
                 f"'{text}': write {tool}(ARG=GLOB, ...), e.g. write_file(path=docs/**/*.md)",
                 origin)
@@ -247,9 +258,13 @@ def _arg_matches(key: str, glob: str, value: Any, workspace: str) -> bool:
         return False
     if isinstance(value, (list, tuple)):  # every element of a list argument must match
         return bool(value) and all(_arg_matches(key, glob, v, workspace) for v in value)
-    text = str(value)
+    text = json.dumps(value) if isinstance(value, bool) else str(value)  # true, as written
     if key in PATH_ARGS:
         return path_rule_match(text, glob, workspace)
+    # Not known to be a path (an MCP tool's `files`), yet it may be one: '..' never
+    # steps out of what the glob names ('src/**' does not cover 'src/../../etc').
+    if _DOTDOT.search(text) and not _DOTDOT.search(glob):
+        return False
     return fnmatch.fnmatchcase(text, glob)
 
 

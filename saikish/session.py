@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from saikish.allowlist import Allowlist, AllowlistError, AllowlistState, ProjectRules
 from saikish.audit import AuditLog
@@ -15,6 +16,9 @@ from saikish.rules import PATH_ARGS, Rule, parse_rule
 from saikish.tools.base import Tool
 from saikish.tools.sandbox import SandboxSetup
 from saikish.types import Autonomy, Mode, Scope
+
+if TYPE_CHECKING:
+    from saikish.mcp.host import McpHost
 
 
 @dataclass
@@ -40,7 +44,14 @@ class Session:
     told: set[str] = field(default_factory=set)
     # The command hooks in force (docs/SPEC.md §7.2); None with --no-hooks.
     hooks: Hooks | None = None
+    # The configured MCP servers (docs/SPEC.md §7.1); None when there are none.
+    mcp: McpHost | None = None
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+    def close(self) -> None:
+        """Release what the session started (MCP servers); safe to call twice."""
+        if self.mcp is not None:
+            self.mcp.close()
 
     def context(self, tools: Mapping[str, Tool]) -> Context:
         """The policy's view of this session now (the allowlist file is re-read if changed)."""

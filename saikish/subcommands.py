@@ -7,7 +7,7 @@ import json
 import os
 import shlex
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from saikish.rule_hints import claude_code_hint, unknown_tool_warnings
 from saikish.rules import PATH_ARGS, Rule, parse_rule
 from saikish.session import Session, relative_path_rule
 from saikish.tools import builtin_tools
+from saikish.tools.base import Tool
 from saikish.trust import load_config_trusted
 from saikish.types import Assessment, Autonomy, Mode, ToolCall, Verdict
 
@@ -69,13 +70,16 @@ def check(argv: list[str], io: Streams) -> int:
     session = _check_session(args)
     for warning in session.warnings():  # once, on stderr (docs/SPEC.md §4.8)
         print(f"saikish: {warning}", file=io.stderr)
-    ctx = session.context(builtin_tools())
-    _warn_unknown_tools(ctx.rules.allow + ctx.rules.deny, io)
-    if args.batch:
-        worst = _check_batch(args.batch, ctx, io)
-        return CHECK_EXIT[worst] if args.exit_code else 0
-    call = _check_call(args)
-    assessment = decide(call, ctx)
+    try:
+        ctx = session.context(_check_tools(args, session, io))
+        _warn_unknown_tools(ctx.rules.allow + ctx.rules.deny, io)
+        if args.batch:
+            worst = _check_batch(args.batch, ctx, io)
+            return CHECK_EXIT[worst] if args.exit_code else 0
+        call = _check_call(args)
+        assessment = decide(call, ctx)
+    finally:
+        session.close()
     if args.json:
         data = check_json(assessment)
         data["warnings"] = list(session.warnings())
@@ -83,6 +87,23 @@ def check(argv: list[str], io: Streams) -> int:
     else:
         _print_check(call, assessment, io)
     return CHECK_EXIT[check_json(assessment)["decision"]] if args.exit_code else 0
+
+
+def _check_tools(args: argparse.Namespace, session: Session, io: Streams) -> Mapping[str, Tool]:
+    """The built-in tools; for `--tool mcp__...`, the configured servers are started first."""
+    from saikish.mcp.host import host_for
+    from saikish.tools.registry import ToolRegistry
+
+    tools = ToolRegistry(builtin_tools())
+    if args.tool and args.tool.startswith("mcp__"):
+        session.mcp = host_for(session.config.mcp_servers, session.workspace,
+                               session.config.secrets())
+        if session.mcp is not None:
+            tools.add_source(session.mcp)
+            session.mcp.wait_ready()
+        for line in tools.notices():
+            print(f"saikish: {line}", file=io.stderr)
+    return tools
 
 
 def _check_session(args: argparse.Namespace) -> Session:

@@ -182,6 +182,9 @@ class Assessment:
     commands: tuple[CommandCheck, ...] = ()
     # The rules an "always" answer would add; empty when no rule can cover the call.
     proposed_rules: tuple[str, ...] = ()
+    # Only the person may answer (an ask rule, a changed MCP tool): neither /auto nor
+    # --auto-approve answers for them.
+    forced: bool = False
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import Any
 from saikish.events import (
     CallDecided,
     CallFinished,
+    CallProgress,
     CallProposed,
     CallStarted,
     ErrorOccurred,
@@ -110,6 +111,7 @@ EVENT_FIELDS: dict[type, Callable[[Any], dict[str, Any]]] = {
                              "batch_size": e.batch_size},
     CallDecided: _call_decided,
     CallStarted: lambda e: {"call": call_fields(e.call)},
+    CallProgress: lambda e: {"call": call_fields(e.call), "text": e.text},
     CallFinished: _call_finished,
     UsageReported: lambda e: usage_fields(e.usage),
     RetryNotice: lambda e: {"message": e.message, "attempt": e.attempt, "delay_s": e.delay_s},

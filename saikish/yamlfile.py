@@ -95,6 +95,28 @@ def key_name(key: yaml.Node, path: Path | str, where: str) -> str:
     return str(key.value)
 
 
+def entries(node: yaml.Node, path: Path | str, where: str,
+            allowed: tuple[str, ...] | None) -> list[tuple[str, yaml.Node, yaml.Node]]:
+    """A mapping's (name, key node, value node), in file order; every key in `allowed`.
+
+    `where` is the dotted key of the mapping ("" at the top); `allowed=None` takes
+    any name (a mapping of user-chosen names, such as server names).
+    """
+    if is_null(node):
+        return []
+    if not isinstance(node, yaml.MappingNode):
+        raise ConfigError("must be a mapping", path, line_of(node), where or None)
+    check_tag(node, path, where)
+    out = []
+    for key_node, value in node.value:
+        name = key_name(key_node, path, where)
+        if allowed is not None and name not in allowed:
+            raise ConfigError(f"unknown key; allowed: {', '.join(allowed)}", path,
+                              line_of(key_node), f"{where}.{name}" if where else name)
+        out.append((name, key_node, value))
+    return out
+
+
 def is_null(node: yaml.Node) -> bool:
     """True for an empty value ('key:' with nothing after it, '~', 'null')."""
     return isinstance(node, yaml.ScalarNode) and node.tag == STD + "null"

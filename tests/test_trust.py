@@ -95,7 +95,7 @@ def test_what_a_project_may_only_tighten_is_applied(ws: Path) -> None:
     config = load_config_trusted(None, ws)
     assert [r.text for r in config.deny] == ["Bash(curl *)"]
     assert [r.text for r in config.ask] == ["read_file(path=notes/**)"]
-    assert (config.allow, len(config.hooks), config.mcp_servers) == ((), 0, None)
+    assert (config.allow, len(config.hooks), len(config.mcp_servers)) == ((), 0, 0)
     assert (config.llm.provider, config.llm.base_url, config.llm.api_key) == (None,) * 3
     assert config.confirmation.mode.value == "event-based"
     assert config.confirmation.storage == "storage"  # same as the default: not a loosening

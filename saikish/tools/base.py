@@ -33,6 +33,9 @@ class RunContext:
     secrets: tuple[str, ...] = ()
     # Set by the executor: asks the person from inside a running tool (docs/SPEC.md §7.3).
     confirm: Callable[[str, dict[str, Any]], bool] | None = None
+    # Set by the executor: a running tool's one-line progress ("3/10 reading"), shown live.
+    # May be called from another thread (an MCP server's progress notifications).
+    progress: Callable[[str], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,11 @@ class Tool:
     editable_argument: str | None = None
     summary_argument: str | None = None
     path_arguments: tuple[str, ...] = ()
+    # Labelled lines the approval box shows above the arguments ("server", "risk from").
+    about: tuple[tuple[str, str], ...] = ()
+    # What changed in the tool's definition since a call of it was last approved, or None.
+    # While it says something, no rule or autonomy level approves the tool (§7.1 rug pulls).
+    definition_change: Callable[[], str | None] | None = None
 
     def summary(self, arguments: Mapping[str, Any], width: int = 100) -> str:
         """One line naming a call: 'bash ls -la', 'write_file a.txt', else the JSON arguments."""

@@ -75,6 +75,35 @@ def _tools(repl: Repl, arg: str) -> None:
         repl.console.print(Text.assemble((tool.name.ljust(12), "bold"), tool.description))
 
 
+def _mcp(repl: Repl, arg: str) -> None:
+    """The MCP servers: state (starting / ready N tools / failed: why) and tools with risk."""
+    from rich.table import Table
+
+    from saikish.ui.preview import risk_label
+
+    config, mcp = repl.session.config, repl.session.mcp
+    for item in (i for i in config.ignored if i.key == "mcpServers"):
+        repl.say(f"{item.origin}: mcpServers ignored: this project's agent.yml is not trusted",
+                 "yellow")
+    if mcp is None:
+        repl.say("no MCP servers (agent.yml's mcpServers: is empty)")
+        return
+    for line in mcp.lines():
+        style = {"ready": "green", "failed": "red"}.get(line.state, "yellow")
+        repl.console.print(Text.assemble((line.name, "bold"), " ", (line.state, style),
+                                         (f" · {inert(line.detail)}" if line.detail else ""),
+                                         (f"  {inert(line.origin)}", "dim")))
+        if line.tools:
+            table = Table.grid(padding=(0, 2))
+            for tool in line.tools:
+                risk = tool.risk({}, repl.session.workspace)
+                changed = tool.definition_change() if tool.definition_change else None
+                table.add_row("  " + inert(tool.name), risk_label(risk),
+                              Text(inert(" ".join(tool.description.split())[:70]), style="dim"),
+                              Text("changed since approved" if changed else "", style="red"))
+            repl.console.print(table)
+
+
 def _hooks(repl: Repl, arg: str) -> None:
     """The hooks in force and the file and line of each (docs/SPEC.md §7.2)."""
     from rich.table import Table
@@ -198,6 +227,8 @@ COMMANDS: dict[str, Command] = {
     "tools": Command("", "the tools the model can call", _tools),
     "allowlist": Command("", "every rule in force and where it comes from", _allowlist),
     "hooks": Command("", "the hooks in force and where each comes from", _hooks),
+    "mcp": Command("", "MCP servers: starting, ready (their tools and risk) or why they failed",
+                   _mcp),
     "config": Command("", "the effective settings and the file each came from", _config),
     "allow": Command("RULE", "allow a rule for this session", _allow),
     "deny": Command("RULE", "deny a rule for this session", _deny),

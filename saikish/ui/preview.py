@@ -72,10 +72,23 @@ def approval_parts(request: ApprovalRequest, max_lines: int | None = MAX_LINES) 
     title = Text.assemble((f" {inert(call.name)} ", "bold"), "· ", risk_label(assessment.risk),
                           " ")
     commands = assessment.commands
-    return BoxParts(title, call_body(call, request.workspace, max_lines),
+    body = call_body(call, request.workspace, max_lines)
+    if request.tool is not None and request.tool.about:
+        body = Group(about_table(request.tool.about), body)
+    return BoxParts(title, body,
                     CommandTable(commands) if commands else None, tuple(footer),
                     LEVEL_STYLE[assessment.risk.level],
                     parts_summary(commands) if commands else None)
+
+
+def about_table(about: tuple[tuple[str, str], ...]) -> Table:
+    """What a tool says about itself (an MCP tool: server, description, risk basis)."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(style="dim", no_wrap=True)
+    table.add_column(overflow="fold")
+    for label, value in about:
+        table.add_row(f"{label}:", Text(inert(value)))
+    return table
 
 
 def parts_summary(commands: tuple[CommandCheck, ...]) -> Text:

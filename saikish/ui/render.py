@@ -9,7 +9,7 @@ from rich.live import Live
 from rich.markup import escape
 from rich.text import Text
 
-from saikish.events import CallDecided, CallFinished, Event, Notice, RetryNotice
+from saikish.events import CallDecided, CallFinished, CallProgress, Event, Notice, RetryNotice
 from saikish.types import Assessment, Decision, Outcome, Source, ToolCall, ToolResult, Usage
 from saikish.ui.inert import inert
 from saikish.ui.record import DecisionRecord
@@ -26,14 +26,19 @@ class ConsoleReporter:
     def __init__(self, console: Console, show_results: bool = True,
                  workspace: str = ".") -> None:
         self.console, self.show_results, self.workspace = console, show_results, workspace
+        self._live: Live | None = None  # a running call's progress line
 
     def __call__(self, event: Event) -> None:
         """As a subscriber of the event stream (docs/events.md): the one printer of
         decision lines."""
         if isinstance(event, CallDecided):
             self.decided(event.call, event.decision, event.assessment, edited=event.edited)
-        elif isinstance(event, CallFinished) and event.decision.approved:
-            self.ran(event.call, event.result)
+        elif isinstance(event, CallProgress):
+            self.progress(event.call, event.text)
+        elif isinstance(event, CallFinished):
+            self._end_progress()
+            if event.decision.approved:
+                self.ran(event.call, event.result)
         elif isinstance(event, Notice):
             self.note(event.text)
         elif isinstance(event, RetryNotice):
@@ -70,6 +75,22 @@ class ConsoleReporter:
             self.console.print(Text(f"  … {len(lines) - len(shown)} more lines", style="dim"))
         if edited:
             self.console.print(Text("  (ran as you edited it)", style="dim"))
+
+    def progress(self, call: ToolCall, text: str) -> None:
+        """A running call's progress as one live line, replaced by the next (terminals only)."""
+        if not self.console.is_terminal:
+            return
+        line = Text(f"  ⋯ {inert(call.name)}: {inert(' '.join(text.split()))}", style="dim",
+                    no_wrap=True, overflow="ellipsis")
+        if self._live is None:
+            self._live = Live(line, console=self.console, transient=True, auto_refresh=False)
+            self._live.start()
+        self._live.update(line, refresh=True)
+
+    def _end_progress(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
 
     def note(self, text: str) -> None:
         """A remark about the call just decided (e.g. where its rule was saved), under it."""

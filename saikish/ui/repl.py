@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 from typing import TYPE_CHECKING
@@ -19,7 +20,7 @@ from saikish.ui.history import SafeHistory
 from saikish.ui.render import MarkdownStream, error_line, usage_line
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from prompt_toolkit.completion import CompleteEvent
 
@@ -50,8 +51,10 @@ class Repl:
         prompt = self._prompt_session()
         self._banner()
         while True:
+            for notice in self.agent.registry.notices():  # e.g. an MCP server that failed
+                self.say(notice, "yellow")
             try:
-                line = prompt.prompt(PROMPT)
+                line = prompt.prompt(PROMPT, pre_run=self._start_servers_once())
             except KeyboardInterrupt:
                 continue  # Ctrl-C clears the line
             except EOFError:
@@ -65,6 +68,17 @@ class Repl:
                     return 0
                 continue
             self.send(text)
+
+    def _start_servers_once(self) -> Callable[[], None] | None:
+        """MCP servers start once the first prompt is drawn, never before (§7.1)."""
+        mcp = self.session.mcp
+        if mcp is None or mcp.started:
+            return None
+        # pre_run runs before the first draw; call_soon runs once the prompt is drawn.
+        def soon() -> None:
+            asyncio.get_running_loop().call_soon(mcp.start)
+
+        return soon
 
     def send(self, text: str) -> None:
         """Run one message through the agent, streaming the answer."""

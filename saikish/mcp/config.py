@@ -1,0 +1,221 @@
+"""agent.yml's `mcpServers:` (docs/SPEC.md §7.1), checked with lines like the rest of the file.
+
+```yaml
+mcpServers:
+  git:
+    command: uvx
+    args: [mcp-server-git, --repository, .]
+  docs:
+    url: https://example.com/mcp
+    headers: {Authorization: "Bearer $DOCS_TOKEN"}
+```
+
+Each server becomes one `McpServer` that remembers the file and line it came
+from and whether its file is the person's own (annotations are then believed
+by default). Nothing is expanded or started here: `$VAR`s are expanded when
+the server starts, so an unset variable fails that server, not the config.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from saikish.errors import ConfigError
+from saikish.yamlfile import entries, is_null, line_of, plain
+
+SERVER_KEYS = ("type", "command", "args", "env", "cwd", "url", "headers", "timeout",
+               "trustAnnotations", "includeTools", "excludeTools")
+TYPES = ("stdio", "http", "streamable-http")
+DEFAULT_TIMEOUT = 60.0
+_NOT_NAME = re.compile(r"[^A-Za-z0-9_-]")
+
+
+@dataclass(frozen=True)
+class McpServer:
+    """One configured server, as written (variables not yet expanded)."""
+
+    name: str  # sanitised: [A-Za-z0-9_-]
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    timeout: float = DEFAULT_TIMEOUT
+    # Hints that lower risk are believed only when True (default: the person's own file).
+    trust_annotations: bool = False
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    origin: str = ""
+
+    @property
+    def transport(self) -> str:
+        """'stdio' or 'http'."""
+        return "http" if self.url else "stdio"
+
+    def offers(self, tool: str) -> bool:
+        """True when `tool` passes includeTools / excludeTools (exclude wins)."""
+        if any(fnmatch.fnmatchcase(tool, glob) for glob in self.exclude):
+            return False
+        return not self.include or any(fnmatch.fnmatchcase(tool, g) for g in self.include)
+
+    def __str__(self) -> str:
+        return self.url or " ".join((self.command or "", *self.args))
+
+
+@dataclass(frozen=True)
+class ServerTable:
+    """The servers of one or more agent.yml files; a later file's server replaces by name."""
+
+    servers: tuple[McpServer, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.servers)
+
+    def __iter__(self) -> Any:
+        return iter(self.servers)
+
+    def __add__(self, other: ServerTable) -> ServerTable:
+        names = {s.name for s in other.servers}
+        return ServerTable(tuple(s for s in self.servers if s.name not in names)
+                           + other.servers)
+
+    def __str__(self) -> str:
+        return "; ".join(f"{s.name}: {s}" for s in self.servers)
+
+
+def server_name(written: str) -> str:
+    """A server's name as tool names use it: characters outside [A-Za-z0-9_-] become '_'."""
+    return _NOT_NAME.sub("_", written)
+
+
+def read_servers(node: yaml.Node, path: Path, own_file: bool) -> ServerTable:
+    """The `mcpServers:` node as a ServerTable; ConfigError with file, line and key."""
+    return _Reader(path, own_file).table(node)
+
+
+class _Reader:
+    """Walks the `mcpServers:` tree; every error names its line and key."""
+
+    def __init__(self, path: Path, own_file: bool) -> None:
+        self.path, self.own_file = path, own_file
+
+    def fail(self, node: yaml.Node, key: str, message: str) -> ConfigError:
+        return ConfigError(message, self.path, line_of(node), key)
+
+    def table(self, node: yaml.Node) -> ServerTable:
+        servers: dict[str, McpServer] = {}
+        for written, key_node, value in entries(node, self.path, "mcpServers", None):
+            name = server_name(written)
+            if not name.strip("_"):
+                raise self.fail(key_node, "mcpServers", "a server needs a name")
+            if "__" in name:
+                raise self.fail(key_node, f"mcpServers.{written}",
+                                "a server's name may not hold '__': it separates the server "
+                                "from the tool in tool names (mcp__SERVER__TOOL)")
+            if name in servers:
+                raise self.fail(key_node, f"mcpServers.{written}",
+                                f"two servers are named '{name}' once their names are made "
+                                f"safe for tool names ([A-Za-z0-9_-])")
+            servers[name] = self.server(name, f"mcpServers.{written}", key_node, value)
+        return ServerTable(tuple(servers.values()))
+
+    def server(self, name: str, key: str, key_node: yaml.Node, node: yaml.Node) -> McpServer:
+        if is_null(node) or not isinstance(node, yaml.MappingNode):
+            raise self.fail(node, key, "must be a mapping with 'command' (stdio) or 'url' "
+                                       "(streamable HTTP)")
+        fields = {n: (k, v) for n, k, v in entries(node, self.path, key, SERVER_KEYS)}
+        kind = self.text(fields, "type", key)
+        if kind is not None and kind not in TYPES:
+            hint = " (the older SSE transport is not supported; use streamable HTTP)" \
+                if kind == "sse" else ""
+            raise self.fail(fields["type"][1], f"{key}.type",
+                            f"'{kind[:40]}' is not one of: {', '.join(TYPES)}{hint}")
+        command, url = self.text(fields, "command", key), self.text(fields, "url", key)
+        if (command is None) == (url is None):
+            raise self.fail(key_node, key, "give either 'command' (a stdio server) or 'url' "
+                                           "(a streamable HTTP server), not both or neither")
+        if kind is not None and (kind == "stdio") != (command is not None):
+            raise self.fail(fields["type"][1], f"{key}.type",
+                            f"type {kind} does not fit '{'command' if command else 'url'}'")
+        if url is not None and not url.startswith(("http://", "https://", "$")):
+            raise self.fail(fields["url"][1], f"{key}.url", "must be an http:// or https:// URL")
+        stdio_only = [n for n in ("args", "env", "cwd") if n in fields and command is None]
+        http_only = [n for n in ("headers",) if n in fields and url is None]
+        for extra in stdio_only + http_only:
+            kind_needed = "an HTTP" if extra == "headers" else "a stdio"
+            raise self.fail(fields[extra][0], f"{key}.{extra}",
+                            f"'{extra}' applies only to {kind_needed} server")
+        trust = self.flag(fields, "trustAnnotations", key)
+        return McpServer(
+            name=name, command=command, args=self.strings(fields, "args", key),
+            env=self.names(fields, "env", key), cwd=self.text(fields, "cwd", key), url=url,
+            headers=self.names(fields, "headers", key),
+            timeout=self.seconds(fields, "timeout", key),
+            trust_annotations=self.own_file if trust is None else trust,
+            include=self.strings(fields, "includeTools", key),
+            exclude=self.strings(fields, "excludeTools", key),
+            origin=f"{self.path}:{line_of(key_node)}")
+
+    def text(self, fields: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str,
+             key: str) -> str | None:
+        if name not in fields or is_null(fields[name][1]):
+            return None
+        node = fields[name][1]
+        value = plain(node, self.path, f"{key}.{name}")
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool) \
+                or not str(value).strip():
+            raise self.fail(node, f"{key}.{name}", "must be a non-empty string")
+        return str(value)
+
+    def strings(self, fields: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str,
+                key: str) -> tuple[str, ...]:
+        if name not in fields or is_null(fields[name][1]):
+            return ()
+        node = fields[name][1]
+        value = plain(node, self.path, f"{key}.{name}")
+        if not isinstance(value, list) or not all(
+                isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
+            raise self.fail(node, f"{key}.{name}", "must be a list of strings")
+        return tuple(str(v) for v in value)
+
+    def names(self, fields: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str,
+              key: str) -> dict[str, str]:
+        if name not in fields or is_null(fields[name][1]):
+            return {}
+        node = fields[name][1]
+        value = plain(node, self.path, f"{key}.{name}")
+        if not isinstance(value, dict) or not all(
+                isinstance(v, (str, int, float)) and not isinstance(v, bool)
+                for v in value.values()):
+            raise self.fail(node, f"{key}.{name}", "must map names to strings")
+        bad = next((k for k in value if not k or "=" in k or "\0" in k), None)
+        if bad is not None:
+            raise self.fail(node, f"{key}.{name}", f"'{bad[:40]}' is not a valid name")
+        return {k: str(v) for k, v in value.items()}
+
+    def flag(self, fields: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str,
+             key: str) -> bool | None:
+        if name not in fields or is_null(fields[name][1]):
+            return None
+        value = plain(fields[name][1], self.path, f"{key}.{name}")
+        if not isinstance(value, bool):
+            raise self.fail(fields[name][1], f"{key}.{name}", "must be true or false")
+        return value
+
+    def seconds(self, fields: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str,
+                key: str) -> float:
+        if name not in fields or is_null(fields[name][1]):
+            return DEFAULT_TIMEOUT
+        value = plain(fields[name][1], self.path, f"{key}.{name}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise self.fail(fields[name][1], f"{key}.{name}",
+                            f"must be a number of seconds > 0, not '{str(value)[:40]}'")
+        return float(value)

@@ -1,0 +1,237 @@
+"""One session's MCP servers (docs/SPEC.md §7.1): started late, offered once listed, closed.
+
+The host turns the configured servers into the client's specs (variables
+expanded, a minimal environment without saikish's own keys, cwd in the
+workspace), starts them in the background, and offers their tools to the
+session's tool registry as they are listed. What goes wrong is one line
+naming the server and the reason, handed out through `notices()` so the
+main thread says it; nothing here prints.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from saikish.childenv import OWN_KEYS
+from saikish.mcp.config import McpServer, ServerTable
+from saikish.mcp.pins import Pins
+from saikish.mcp.tools import server_tool
+from saikish.tools.base import RunContext, Tool
+
+if TYPE_CHECKING:
+    from saikish.mcp.client import Servers, ServerSpec, ServerStatus
+
+# What a stdio server inherits from saikish's environment; the rest comes from its `env`.
+PASSED = ("HOME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR")
+STARTUP_TIMEOUT = 30.0  # seconds; SAIKISH_MCP_STARTUP_TIMEOUT overrides
+_VARIABLE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+
+
+def host_for(table: ServerTable, workspace: str, secrets: tuple[str, ...] = ()
+             ) -> McpHost | None:
+    """The host of a session's configured servers, not started; None when there are none."""
+    from saikish import paths
+
+    return McpHost(table, workspace, paths.state_dir(), secrets) if len(table) else None
+
+
+class SpecError(Exception):
+    """A server cannot be started as configured (an unset variable, a missing cwd)."""
+
+
+@dataclass(frozen=True)
+class ServerLine:
+    """One server as `/mcp` shows it: its state in words, and its tools."""
+
+    name: str
+    state: str  # "starting", "ready", "failed", "stopped"
+    detail: str  # "12 tools (0.4 s)", the failure's reason
+    origin: str
+    tools: tuple[Tool, ...] = ()
+
+
+class McpHost:
+    """The configured servers of one session, as a source of tools for the registry."""
+
+    def __init__(self, table: ServerTable, workspace: str, state_dir: Path,
+                 secrets: tuple[str, ...] = (),
+                 environ: Mapping[str, str] | None = None) -> None:
+        self.table, self.workspace, self.state_dir = table, workspace, state_dir
+        self.secrets = tuple(s for s in secrets if s)
+        self.environ = dict(os.environ if environ is None else environ)
+        self.pins = Pins(state_dir / "mcp-pins.json")
+        self._lock = threading.Lock()
+        self._tools: dict[str, dict[str, Tool]] = {}  # server -> wire name -> Tool
+        self._notices: list[str] = []
+        self._refused: dict[str, str] = {}  # server -> why it was never started
+        self._servers: Servers | None = None
+        self._closed = False
+
+    # -- ToolSource --------------------------------------------------------------------
+
+    def tools(self) -> dict[str, Tool]:
+        """Every listed tool of every ready server, by wire name."""
+        with self._lock:
+            return {name: tool for tools in self._tools.values() for name, tool in tools.items()}
+
+    def notices(self) -> list[str]:
+        """The lines gathered since last asked (failures, notes on dropped variables)."""
+        with self._lock:
+            lines, self._notices = self._notices, []
+        return lines
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    @property
+    def started(self) -> bool:
+        """True once start() ran."""
+        return self._servers is not None or self._closed
+
+    def start(self) -> None:
+        """Start every server in the background (idempotent); returns at once."""
+        with self._lock:
+            if self._servers is not None or self._closed:
+                return
+            specs = []
+            for server in self.table:
+                try:
+                    specs.append(self.spec(server))
+                except SpecError as exc:
+                    self._refused[server.name] = str(exc)
+                    self._notices.append(f"mcp server '{server.name}' failed: {exc}")
+            from saikish.mcp.client import Servers
+
+            self._servers = Servers(specs, log_dir=self.state_dir / "mcp-logs",
+                                    startup_timeout=_startup_timeout(self.environ),
+                                    on_change=self._changed)
+        self._servers.start()
+
+    def wait_ready(self, timeout: float | None = None) -> None:
+        """Block until no server is still starting (for -p, check and editors)."""
+        self.start()
+        if self._servers is not None:
+            self._servers.wait_ready(timeout if timeout is not None
+                                     else _startup_timeout(self.environ) + 5)
+
+    def close(self) -> None:
+        """Shut every server down (idempotent); no child process is left behind."""
+        with self._lock:
+            servers, self._closed = self._servers, True
+        if servers is not None:
+            servers.close()
+
+    # -- what /mcp shows -----------------------------------------------------------------
+
+    def lines(self) -> list[ServerLine]:
+        """Each configured server with its state and tools, in config order."""
+        status = {s.name: s for s in self._servers.status()} if self._servers else {}
+        tools = self.tools()
+        out = []
+        for server in self.table:
+            mine = tuple(t for n, t in sorted(tools.items())
+                         if n in self._tools.get(server.name, {}))
+            out.append(_line(server, status.get(server.name), self._refused.get(server.name),
+                             mine, self.started))
+        return out
+
+    # -- the client's side ---------------------------------------------------------------
+
+    def spec(self, server: McpServer) -> ServerSpec:
+        """The client's spec for `server`: variables expanded, environment made minimal."""
+        from saikish.mcp.client import ServerSpec
+
+        expand = _Expander(self.environ, server)
+        if server.url is not None:
+            return ServerSpec(server.name, url=expand(server.url), timeout=server.timeout,
+                              headers={k: expand(v) for k, v in server.headers.items()})
+        env = {k: self.environ[k] for k in PASSED if k in self.environ}
+        for key, value in server.env.items():
+            value = expand(value)
+            if key in OWN_KEYS or value in self.secrets:
+                self._notices.append(f"mcp server '{server.name}': env {key} not passed: it "
+                                     f"holds saikish's own API key")
+                continue
+            env[key] = value
+        return ServerSpec(server.name, command=expand(server.command or ""),
+                          args=tuple(expand(a) for a in server.args), env=env,
+                          cwd=self._cwd(server, expand), timeout=server.timeout)
+
+    def _cwd(self, server: McpServer, expand: _Expander) -> str:
+        folder = Path(self.workspace, os.path.expanduser(expand(server.cwd or ".")))
+        if not folder.is_dir():
+            raise SpecError(f"cwd {folder} is not a directory ({server.origin})")
+        return str(folder)
+
+    def _changed(self, status: ServerStatus) -> None:
+        """The client's news (on its thread): a server is ready, re-listed or failed."""
+        from saikish.mcp.client import State
+
+        server = next((s for s in self.table if s.name == status.name), None)
+        if server is None:
+            return
+        tools = {}
+        if status.state is State.READY:
+            for listed in status.tools:
+                if server.offers(listed.name):
+                    tool = server_tool(server, listed.name, listed.description,
+                                       listed.input_schema, listed.annotations, self.pins,
+                                       self._call)
+                    tools[tool.name] = tool
+        with self._lock:
+            self._tools[server.name] = tools
+            if status.state is State.FAILED and not self._closed:
+                self._notices.append(f"mcp server '{server.name}' failed: {status.reason}")
+
+    def _call(self, server: str, tool: str, arguments: Mapping[str, Any],
+              context: RunContext) -> tuple[str, bool]:
+        if self._servers is None:
+            return f"mcp server '{server}' is not running", True
+        result = self._servers.call(server, tool, arguments, cancel=context.cancel,
+                                    progress=context.progress)
+        return result.text, result.is_error
+
+
+class _Expander:
+    """$VAR and ${VAR} from the environment; an unset one fails this server only."""
+
+    def __init__(self, environ: Mapping[str, str], server: McpServer) -> None:
+        self.environ, self.server = environ, server
+
+    def __call__(self, value: str) -> str:
+        def substitute(match: re.Match[str]) -> str:
+            name = match.group(1) or match.group(2)
+            if name not in self.environ:
+                raise SpecError(f"environment variable {name} is not set "
+                                f"({self.server.origin})")
+            return self.environ[name]
+
+        return _VARIABLE.sub(substitute, value)
+
+
+def _startup_timeout(environ: Mapping[str, str]) -> float:
+    try:
+        seconds = float(environ.get("SAIKISH_MCP_STARTUP_TIMEOUT", STARTUP_TIMEOUT))
+    except ValueError:
+        return STARTUP_TIMEOUT
+    return seconds if seconds > 0 else STARTUP_TIMEOUT
+
+
+def _line(server: McpServer, status: ServerStatus | None, refused: str | None,
+          tools: tuple[Tool, ...], started: bool) -> ServerLine:
+    if refused is not None:
+        return ServerLine(server.name, "failed", refused, server.origin)
+    if status is None:
+        return ServerLine(server.name, "starting" if started else "not started", "",
+                          server.origin)
+    state = status.state.name.lower()
+    if state == "ready":
+        after = f" ({status.ready_after_s:.1f} s)" if status.ready_after_s is not None else ""
+        return ServerLine(server.name, state, f"{len(tools)} tools{after}", server.origin,
+                          tools)
+    return ServerLine(server.name, state, status.reason, server.origin)

@@ -1,0 +1,74 @@
+"""The tools a session offers, fixed and late (docs/SPEC.md §7.1, §7.3).
+
+Built-in and function tools are known at start; an MCP server's tools arrive
+when the server has listed them, on another thread. The registry is a
+read-only Mapping over both: the executor looks calls up in it and the agent
+sends its current tools with every model call, so a server's tools join the
+next model call once listed. A late tool never replaces a fixed one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Protocol
+
+from saikish.tools.base import Tool
+
+
+class ToolSource(Protocol):
+    """Tools that come and go (an MCP host), and what it has to tell the person."""
+
+    def start(self) -> None:
+        """Begin offering tools (idempotent; returns at once, tools may come later)."""
+
+    def tools(self) -> Mapping[str, Tool]:
+        """The tools it offers now, by wire name (safe to call from any thread)."""
+
+    def notices(self) -> list[str]:
+        """One-line remarks gathered since last asked ("mcp server 'x' failed: why")."""
+
+
+class ToolRegistry(Mapping[str, Tool]):
+    """Fixed tools, then each source's current tools."""
+
+    def __init__(self, fixed: Sequence[Tool] | Mapping[str, Tool],
+                 sources: Sequence[ToolSource] = ()) -> None:
+        self.fixed = dict(fixed) if isinstance(fixed, Mapping) else {t.name: t for t in fixed}
+        self.sources = list(sources)
+
+    def add_source(self, source: ToolSource) -> None:
+        """Offer `source`'s tools from now on."""
+        self.sources.append(source)
+
+    def current(self) -> dict[str, Tool]:
+        """Every tool offered now, fixed ones first."""
+        out = dict(self.fixed)
+        for source in self.sources:
+            for name, tool in source.tools().items():
+                out.setdefault(name, tool)
+        return out
+
+    def start(self) -> None:
+        """Start every source that has not started yet."""
+        for source in self.sources:
+            source.start()
+
+    def notices(self) -> list[str]:
+        """What the sources have to say since last asked, in source order."""
+        return [line for source in self.sources for line in source.notices()]
+
+    def __getitem__(self, name: str) -> Tool:
+        tool = self.fixed.get(name)
+        if tool is not None:
+            return tool
+        for source in self.sources:
+            late = source.tools().get(name)
+            if late is not None:
+                return late
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.current())
+
+    def __len__(self) -> int:
+        return len(self.current())
