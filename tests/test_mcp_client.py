@@ -21,14 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from saikish.mcp.client import (
-    CallResult,
-    Servers,
-    ServerSpec,
-    ServerStatus,
-    State,
-    result_from_wire,
-)
+from saikish.mcp.client import CallResult, Servers, ServerSpec, ServerStatus, State
+from saikish.mcp.results import result_from_wire
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "mcp_server.py"
 TIME_SERVER = str(Path(sys.executable).parent / "mcp-server-time")
@@ -278,23 +272,28 @@ def test_start_failures_each_give_one_line(tmp_path: Path) -> None:
     specs = [
         ServerSpec("missing", command="saikish-no-such-server", env=base_env(tmp_path)),
         fixture_spec("fails", tmp_path, FIXTURE_START="fail"),
-        fixture_spec("hangs", tmp_path, FIXTURE_START="hang"),
         ServerSpec("nobody", url=f"http://127.0.0.1:{port}/mcp"),
     ]
+    # The hanging one alone has the short limit, so a busy machine cannot fail the others.
+    hanging = Servers([fixture_spec("hangs", tmp_path, FIXTURE_START="hang")],
+                      log_dir=tmp_path / "logs", startup_timeout=2)
+    hanging.start()
     started_at = time.monotonic()
-    servers = started(specs, tmp_path / "logs", startup_timeout=2)
+    servers = started(specs, tmp_path / "logs")
+    hanging.wait_ready(10)
     try:
-        assert time.monotonic() - started_at < 6
-        assert {s.name: (s.state, s.reason) for s in servers.status()} == {
+        assert time.monotonic() - started_at < 8
+        assert {s.name: (s.state, s.reason) for s in servers.status() + hanging.status()} == {
             "missing": (State.FAILED, "command 'saikish-no-such-server' not found"),
             "fails": (State.FAILED, "exited with code 2 before it answered: fixture: cannot start"),
-            "hangs": (State.FAILED, "did not start within 2 s"),
             "nobody": (State.FAILED, f"http://127.0.0.1:{port}/mcp: connection refused"),
+            "hangs": (State.FAILED, "did not start within 2 s"),
         }
-        assert servers.call("hangs", "echo", {}) == CallResult(
+        assert hanging.call("hangs", "echo", {}) == CallResult(
             "mcp server 'hangs' is not running (failed: did not start within 2 s)", True)
     finally:
         servers.close()
+        hanging.close()
 
 
 def test_http_error_status_is_the_reason(tmp_path: Path, http_server: HttpServer) -> None:
@@ -374,6 +373,10 @@ def test_close_ends_the_server_and_its_process_group(tmp_path: Path) -> None:
     server_pids = children_of(os.getpid()) - before
     sleeper = int(servers.call("fx", "spawn_sleeper", {}).text)
     assert len(server_pids) == 1 and alive(sleeper)
+    (server_pid,) = server_pids
+    # Its own session: a Ctrl-C in our terminal is not delivered to it; killpg reaches the sleeper.
+    assert os.getsid(server_pid) == server_pid != os.getsid(0)
+    assert os.getpgid(sleeper) == server_pid
     started_at = time.monotonic()
     servers.close()
     assert time.monotonic() - started_at < 5

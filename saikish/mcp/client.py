@@ -2,7 +2,7 @@
 
 `Servers` starts every server at once on one asyncio loop in a daemon thread
 and answers `call()` from the main thread, which blocks while the call runs.
-The `mcp` SDK is imported only on that thread (in `transport`), so a session
+The `mcp` SDK is imported only on that thread (by `transport`), so a session
 without MCP servers never pays for it. Whatever goes wrong (a server that will
 not start, crashes, hangs or answers nonsense) becomes one line: a FAILED
 status or an error result, never a traceback on the terminal.
@@ -11,23 +11,29 @@ status or an error result, never a traceback on the terminal.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import concurrent.futures
-import enum
-import json
 import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from saikish.mcp.values import (
+    CallResult,
+    ListedTool,
+    ServerSpec,
+    ServerStatus,
+    State,
+    one_line,
+)
+
 if TYPE_CHECKING:
     from saikish.mcp.transport import Connection
+
+__all__ = ["CallResult", "ListedTool", "ServerSpec", "ServerStatus", "Servers", "State"]
 
 SDK_LOG = "client.sdk.log"  # server logs are NAME.log and names have no dots: no clash
 POLL_S = 0.1  # how often a waiting call looks at its cancel event and deadline
@@ -35,58 +41,6 @@ ABANDON_WAIT_S = 5.0  # how long a cancelled call waits for notifications/cancel
 CLOSE_WAIT_S = 10.0  # how long close() waits for every server to stop
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class ServerSpec:
-    """One configured server: a stdio command or a streamable HTTP url."""
-
-    name: str
-    command: str | None = None
-    args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
-    cwd: str | None = None
-    url: str | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
-    timeout: float = 60.0
-
-
-@dataclass(frozen=True)
-class ListedTool:
-    """One tool as the server listed it, as plain JSON-able data."""
-
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
-    annotations: Mapping[str, Any] | None
-
-
-@dataclass(frozen=True)
-class CallResult:
-    """What the model is told about one call."""
-
-    text: str
-    is_error: bool = False
-
-
-class State(enum.Enum):
-    """Where a server is in its life."""
-
-    STARTING = "starting"
-    READY = "ready"
-    FAILED = "failed"
-    STOPPED = "stopped"
-
-
-@dataclass(frozen=True)
-class ServerStatus:
-    """A snapshot of one server: state, why it failed, its tools, how long it took to start."""
-
-    name: str
-    state: State
-    reason: str = ""
-    tools: tuple[ListedTool, ...] = ()
-    ready_after_s: float | None = None
 
 
 class Servers:
@@ -241,8 +195,7 @@ class Servers:
                 tools: tuple[ListedTool, ...]) -> None:
         """Record a server's new state and tell on_change (from either thread)."""
         with self._changed:
-            before = self._status[name]
-            ready_after = before.ready_after_s
+            ready_after = self._status[name].ready_after_s
             if state is State.READY and ready_after is None:
                 ready_after = round(time.monotonic() - self._started_at, 3)
             now = ServerStatus(name, state, reason, tools, ready_after)
@@ -292,12 +245,6 @@ def _outcome(server: str, tool: str, outcome: CallResult | None) -> CallResult:
     return outcome or CallResult(f"mcp server {server!r}: tool {tool!r} was cancelled", True)
 
 
-def one_line(text: str, limit: int = 200) -> str:
-    """Text squeezed onto one line of at most limit characters."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _not_running(server: str, why: str) -> CallResult:
     """'mcp server 'git' is not running (failed: command 'uvx' not found)'."""
     return CallResult(f"mcp server {server!r} is not running ({why})", is_error=True)
@@ -334,63 +281,3 @@ def route_sdk_logging(path: Path) -> None:
 def _log_loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
     """asyncio's unhandled errors go to the log file, not the terminal."""
     log.error("event loop: %s", context.get("message"), exc_info=context.get("exception"))
-
-
-# -- results -----------------------------------------------------------------------------------
-
-
-def result_from_wire(result: Mapping[str, Any]) -> CallResult:
-    """A CallToolResult (as camelCase JSON) as text for the model."""
-    blocks = result.get("content") or []
-    text = "\n".join(block_text(block) for block in blocks)
-    structured = result.get("structuredContent")
-    if not blocks and structured is not None:
-        text = json.dumps(structured, separators=(",", ":"), ensure_ascii=False)
-    return CallResult(text, is_error=bool(result.get("isError")))
-
-
-def block_text(block: Mapping[str, Any]) -> str:
-    """One content block: text as it is, anything else as a short note."""
-    kind = block.get("type")
-    if kind == "text":
-        return str(block.get("text", ""))
-    if kind in ("image", "audio"):
-        size = _size(_decoded_length(str(block.get("data", ""))))
-        return f"[{kind}: {block.get('mimeType', 'unknown type')}, {size}, not shown]"
-    if kind == "resource_link":
-        return _resource_note(block)
-    if kind == "resource":
-        return _embedded_text(block.get("resource") or {})
-    return f"[{kind} content, not shown]"
-
-
-def _embedded_text(resource: Mapping[str, Any]) -> str:
-    """An embedded resource: its note, then its text when it is text."""
-    note = _resource_note(resource)
-    if "text" in resource:
-        return f"{note}\n{resource['text']}"
-    size = _size(_decoded_length(str(resource.get("blob", ""))))
-    return f"{note[:-1]}, {size}, not shown]"
-
-
-def _resource_note(resource: Mapping[str, Any]) -> str:
-    """'[resource: file:///x.txt (text/plain)]'."""
-    mime = resource.get("mimeType")
-    return f"[resource: {resource.get('uri', '?')}" + (f" ({mime})]" if mime else "]")
-
-
-def _decoded_length(data: str) -> int:
-    """How many bytes base64 data stands for."""
-    try:
-        return len(base64.b64decode(data, validate=False))
-    except (binascii.Error, ValueError):
-        return len(data) * 3 // 4
-
-
-def _size(count: int) -> str:
-    """'812 B', '12.3 KB', '4.1 MB'."""
-    if count < 1024:
-        return f"{count} B"
-    if count < 1024 * 1024:
-        return f"{count / 1024:.1f} KB"
-    return f"{count / (1024 * 1024):.1f} MB"

@@ -24,7 +24,7 @@ from anyio.abc import Process
 from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
 
-from saikish.mcp.client import ServerSpec, one_line
+from saikish.mcp.values import ServerSpec, one_line
 
 STDIN_GRACE_S = 1.0  # a server that reads EOF on stdin should exit within this
 TERM_GRACE_S = 1.0  # then SIGTERM to its process group, and SIGKILL after this

@@ -27,15 +27,9 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from saikish.mcp.client import (
-    CallResult,
-    ListedTool,
-    ServerSpec,
-    State,
-    one_line,
-    result_from_wire,
-)
+from saikish.mcp.results import result_from_wire
 from saikish.mcp.stdio import Child, exit_reason, last_line, stdio_child, wait_exit
+from saikish.mcp.values import CallResult, ListedTool, ServerSpec, State, one_line
 
 if sys.version_info < (3, 11):
     # anyio requires the backport below 3.11; mypy may run where it is not installed.
