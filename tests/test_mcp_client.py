@@ -306,6 +306,18 @@ def test_http_error_status_is_the_reason(tmp_path: Path, http_server: HttpServer
         servers.close()
 
 
+def test_close_ends_the_http_session_with_delete(tmp_path: Path,
+                                                 http_server: HttpServer) -> None:
+    log = http_server.directory / "server.log"
+    before = log.read_text().count('"DELETE /mcp')
+    servers = started([ServerSpec("web", url=http_server.url)], tmp_path / "logs")
+    assert by_name(servers)["web"].state is State.READY
+    servers.close()
+    assert wait_until(lambda: log.read_text().count('"DELETE /mcp') == before + 1), \
+        "close() did not end the HTTP session"
+    assert by_name(servers)["web"].state is State.STOPPED
+
+
 def test_call_before_start_says_the_server_is_starting(tmp_path: Path) -> None:
     servers = Servers([fixture_spec("fx", tmp_path)], log_dir=tmp_path / "logs")
     assert servers.call("fx", "echo", {"text": "x"}) == CallResult(
@@ -385,6 +397,33 @@ def test_close_ends_the_server_and_its_process_group(tmp_path: Path) -> None:
     assert by_name(servers)["fx"].state is State.STOPPED
     servers.close()  # idempotent
     assert by_name(servers)["fx"].state is State.STOPPED
+
+
+TERMINAL_PROGRAM = """
+import sys
+from pathlib import Path
+from saikish.mcp.client import Servers, ServerSpec
+fixture, log_dir, port = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "FIXTURE_DIR": str(log_dir)}
+servers = Servers([
+    ServerSpec("fx", command=sys.executable, args=(fixture,), env=env),
+    ServerSpec("missing", command="saikish-no-such-server"),
+    ServerSpec("nobody", url=f"http://127.0.0.1:{port}/mcp"),
+], log_dir=log_dir)
+servers.start()
+servers.wait_ready(30)
+results = [servers.call("fx", tool, {}) for tool in ("malformed", "no_such_tool", "crash")]
+servers.close()
+print(sum(result.is_error for result in results))
+"""
+
+
+def test_nothing_reaches_the_terminal(tmp_path: Path) -> None:
+    """Malformed results, unknown tools, crashes and start failures stay off stderr."""
+    run = subprocess.run([PYTHON, "-c", TERMINAL_PROGRAM, str(FIXTURE), str(tmp_path),
+                          str(free_port())], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(FIXTURE.parents[2])})
+    assert (run.returncode, run.stdout, run.stderr) == (0, "3\n", "")
 
 
 def test_importing_the_client_does_not_import_the_sdk() -> None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -152,9 +154,21 @@ class Servers:
                 loop.call_soon_threadsafe(self._stop_all)
         if thread is not None:
             thread.join(CLOSE_WAIT_S)
+            if thread.is_alive():
+                self._kill_children()
         for status in self.status():
             if status.state in (State.STARTING, State.READY):
                 self._report(status.name, State.STOPPED, "", ())
+
+    def _kill_children(self) -> None:
+        """Last resort when the loop did not stop in time: SIGKILL each stdio server's group."""
+        log.error("mcp servers did not stop within %g s; killing their process groups",
+                  CLOSE_WAIT_S)
+        for connection in self._connections.values():
+            pid = connection.running_pid
+            if pid is not None:
+                with suppress(ProcessLookupError, PermissionError):
+                    os.killpg(pid, signal.SIGKILL)
 
     def _stop_all(self) -> None:
         """On the loop thread: ask every connection to stop."""

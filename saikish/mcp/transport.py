@@ -40,6 +40,7 @@ ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
 WriteStream = MemoryObjectSendStream[SessionMessage]
 
 EXIT_WAIT_S = 2.0  # how long a closed connection waits for the exit code
+STOP_LIMIT_S = 3.0  # how long a ready connection may take to close (stdio adds its own grace)
 PAGE_LIMIT = 100  # tools/list pages; a server that paginates forever is cut off
 
 
@@ -66,10 +67,12 @@ class Connection:
         self._stopping = False
         self._scope: anyio.CancelScope | None = None
         self._ended: anyio.Event | None = None
+        self._stop_requested: anyio.Event | None = None
 
     async def serve(self) -> None:
         """Run the connection until stop() or until the server goes away."""
         self._ended = anyio.Event()
+        self._stop_requested = anyio.Event()
         try:
             await self._serve()
         except BaseException as exc:  # every failure becomes one line, never a traceback
@@ -81,10 +84,27 @@ class Connection:
             self._ended.set()
 
     def stop(self) -> None:
-        """Ask the connection to close (on the loop thread); serve() then returns."""
+        """Ask the connection to close (on the loop thread); serve() then returns.
+
+        A ready connection unwinds without being cancelled, so an HTTP session
+        is ended with its DELETE; the deadline bounds that. One still starting
+        is cancelled.
+        """
         self._stopping = True
-        if self._scope is not None:
+        if self._scope is None or self._stop_requested is None:
+            return
+        if self._session is None:
             self._scope.cancel()
+        else:
+            self._stop_requested.set()
+
+    @property
+    def running_pid(self) -> int | None:
+        """The stdio child's pid (also its process group id) while it has not exited."""
+        child = self._child
+        if child is None or child.process.returncode is not None:
+            return None
+        return child.process.pid
 
     async def _serve(self) -> None:
         """Connect, list, report READY, then wait; the deadline covers startup only."""
@@ -102,6 +122,7 @@ class Connection:
                 self._session = session
                 self._report(State.READY, "", tools)
                 await self._wait_for_loss()
+                self._scope.deadline = anyio.current_time() + STOP_LIMIT_S
         if self._stopping:
             self._finish(State.STOPPED, "")
         elif self._scope.cancelled_caught:
@@ -151,15 +172,21 @@ class Connection:
             yield streams
 
     async def _wait_for_loss(self) -> None:
-        """Block until stop() cancels us or a stdio child closes its output.
+        """Block until stop() is asked for or a stdio child closes its output.
 
         An HTTP server that goes away fails its transport's task group, which
         cancels this wait and raises out of _serve.
         """
-        if self._child is None:
-            await anyio.sleep_forever()
-        else:
-            await self._child.eof.wait()
+        assert self._stop_requested is not None
+        events = [self._stop_requested] + ([self._child.eof] if self._child else [])
+        async with anyio.create_task_group() as tg:
+
+            async def first(event: anyio.Event) -> None:
+                await event.wait()
+                tg.cancel_scope.cancel()
+
+            for event in events:
+                tg.start_soon(first, event)
 
     async def _on_message(self, message: IncomingMessage) -> None:
         """Re-list tools when the server says its list changed."""
