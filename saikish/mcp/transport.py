@@ -112,6 +112,7 @@ class Connection:
             self._finish(State.FAILED, "neither a command nor a url is configured")
             return
         deadline = anyio.current_time() + self._startup_timeout
+        ready = False
         with anyio.CancelScope(deadline=deadline) as self._scope:
             if self._stopping:
                 self._scope.cancel()
@@ -119,13 +120,13 @@ class Connection:
                 session = await self._open(stack)
                 tools = await list_tools(session)
                 self._scope.deadline = math.inf
-                self._session = session
+                self._session, ready = session, True
                 self._report(State.READY, "", tools)
                 await self._wait_for_loss()
                 self._scope.deadline = anyio.current_time() + STOP_LIMIT_S
         if self._stopping:
             self._finish(State.STOPPED, "")
-        elif self._scope.cancelled_caught:
+        elif not ready and self._scope.cancelled_caught:
             self._finish(State.FAILED, f"did not start within {self._startup_timeout:g} s")
         else:
             self._finish(State.FAILED, await self._lost_reason(answered=True))
