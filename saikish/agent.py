@@ -167,7 +167,9 @@ class Agent:
         """Run the loop for one user message; `on_turn_end` runs after each model turn."""
         self._recorder.events.clear()
         self.executor.run_context.cancel.clear()
-        self.registry.start()  # MCP servers, if not started yet (the REPL starts them early)
+        # MCP servers not started yet (the REPL starts them early) start now, and the first
+        # model call waits for their tools: a script or editor has no later turn to see them.
+        self.registry.start(wait=True)
         result = self._hooked_loop(text, on_text or (lambda piece: None), on_turn_end)
         self.bus.publish(RunEnded(result.text, result.exit_reason, result.message,
                                   result.usage))

@@ -184,8 +184,6 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
     agent.subscribe(collected)
     if args.output_format == "stream-json":
         agent.subscribe(StreamJson(io.stdout))
-    if session.mcp is not None:  # a one-shot run has one chance: its servers' tools first
-        session.mcp.wait_ready()
     result = agent.send(prompt)
     # Warnings as they stand at the end: an allowlist may break mid-run (§4.8).
     collected.warnings[:0] = list(session.warnings())

@@ -18,8 +18,15 @@ from saikish.tools.base import Tool
 class ToolSource(Protocol):
     """Tools that come and go (an MCP host), and what it has to tell the person."""
 
+    @property
+    def started(self) -> bool:
+        """True once start() ran."""
+
     def start(self) -> None:
         """Begin offering tools (idempotent; returns at once, tools may come later)."""
+
+    def wait_ready(self, timeout: float | None = None) -> None:
+        """Block until the tools that are coming have come (or failed), within `timeout`."""
 
     def tools(self) -> Mapping[str, Tool]:
         """The tools it offers now, by wire name (safe to call from any thread)."""
@@ -48,10 +55,17 @@ class ToolRegistry(Mapping[str, Tool]):
                 out.setdefault(name, tool)
         return out
 
-    def start(self) -> None:
-        """Start every source that has not started yet."""
+    def start(self, wait: bool = False) -> None:
+        """Start every source that has not started yet; with `wait`, until its tools are in.
+
+        A front end that started its sources early (the REPL, once its prompt is drawn)
+        never waits here: their tools join the next model call once listed (§7.1).
+        """
         for source in self.sources:
-            source.start()
+            if not source.started:
+                source.start()
+                if wait:
+                    source.wait_ready()
 
     def notices(self) -> list[str]:
         """What the sources have to say since last asked, in source order."""
