@@ -33,7 +33,6 @@ from saikish.events import (
 )
 from saikish.executor import BatchOutcome, CallRecord, Executor
 from saikish.hooks import Hooks
-from saikish.mcp.host import host_for
 from saikish.models.base import (
     AssistantMessage,
     Message,
@@ -107,7 +106,11 @@ class Agent:
                               Mode(mode or config.confirmation.mode),
                               Autonomy(autonomy or config.confirmation.autonomy))
             session.hooks = Hooks.from_config(config, session.workspace, session.id)
-            session.mcp = host_for(config.mcp_servers, session.workspace, config.secrets())
+            if len(config.mcp_servers):
+                from saikish.mcp.host import host_for
+
+                session.mcp = host_for(config.mcp_servers, session.workspace,
+                                       config.secrets())
         if isinstance(model, str):
             model = load_model(parse_spec(model, config), config)
         chosen = list(builtin_tools().values()) if tools is None else flatten(tools)
