@@ -146,6 +146,20 @@ def test_auto_budget_approves_only_calls_that_would_ask(ws: Path) -> None:
     assert session.auto_budget == 0
 
 
+def test_auto_budget_never_answers_an_ask_rule(ws: Path) -> None:
+    from saikish.rules import parse_rule
+
+    turns = [{"tool_calls": [bash("git push origin main"), bash("touch a")]}, {"text": "ok"}]
+    agent, approver, session = agent_for(turns, [lambda r: Decision.reject_soft(Source.USER)],
+                                         ws)
+    session.config = Config(ask=(parse_rule("Bash(git push *)"),))
+    session.auto_budget = 2
+    result = agent.send("go", lambda _: None)
+    sources = [r.decision.source for r in result.records]
+    assert sources == [Source.USER, Source.AUTO_BUDGET]  # the ask rule went to the person
+    assert approver.asked == ["git push origin main"] and session.auto_budget == 1
+
+
 def test_invalid_calls_get_error_results_and_the_loop_goes_on(ws: Path) -> None:
     turns = [{"tool_calls": [{"name": "nope", "arguments": {}},
                              {"name": "read_file", "arguments": "{bad"},
