@@ -58,6 +58,9 @@ class NoTerminalApprover:
 
     def ask(self, request: ApprovalRequest) -> Decision:
         """Always a hard rejection with source no_tty."""
+        if request.assessment.forced:  # an ask rule, a changed MCP tool: only a person
+            return Decision.reject_hard(Source.NO_TTY, f"{request.assessment.reason}; only a "
+                                                       f"person can approve it, in the REPL")
         return Decision.reject_hard(Source.NO_TTY, f"{request.call.name} {NO_TTY}")
 
 

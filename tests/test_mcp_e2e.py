@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 import sys
 import uuid
 from collections.abc import Callable, Iterator
@@ -236,3 +237,69 @@ def test_published_everything_server_through_npx(tmp_path: Path, ws: Path, cli: 
     call = data["calls"][0]
     assert (call["decision"], call["rule"]) == ("approved", "mcp__everything__echo")
     assert call["result"]["excerpt"] == "Echo: hi there"
+
+
+def test_a_crash_mid_call_is_one_line_and_its_tools_leave(
+        tmp_path: Path, ws: Path, cli: CLI, tag: str) -> None:
+    cfg = server_config(tmp_path, ws, allow=("mcp__fx",), env={"FIXTURE_TAG": tag})
+    turns = [{"tool_calls": [{"name": "mcp__fx__crash", "arguments": {}}]},
+             {"tool_calls": [{"name": "mcp__fx__echo", "arguments": {"text": "hi"}}]},
+             {"text": "All done."}]
+    model = write_script(tmp_path / "s.yml", json.dumps(turns))
+    data = run_json(cli, "-c", cfg, "-m", model, "-p", "go")
+    crash, echo = data["calls"]
+    assert crash["decision"] == "approved" and crash["result"]["is_error"]
+    assert crash["result"]["excerpt"].startswith("mcp server 'fx'")
+    assert "exited with code 3" in crash["result"]["excerpt"]
+    assert "fixture: crashing on purpose" in crash["result"]["excerpt"]
+    assert echo["decision"] == "invalid"  # the crashed server's tools are gone
+    said = [line for line in data["_stderr"].splitlines() if "mcp server 'fx' failed" in line]
+    assert len(said) == 1 and "exited with code 3" in said[0]
+    assert data["_code"] == 0 and data["result"] == "All done."
+
+
+def test_a_hanging_call_times_out_with_one_line(tmp_path: Path, ws: Path, cli: CLI,
+                                                tag: str) -> None:
+    cfg = server_config(tmp_path, ws, allow=("mcp__fx",), env={"FIXTURE_TAG": tag})
+    text = Path(cfg).read_text().replace('"env"', '"timeout": 1, "env"', 1)
+    Path(cfg).write_text(text)
+    model = calls_script(tmp_path, ("mcp__fx__hang", {}), ("mcp__fx__echo", {"text": "after"}))
+    data = run_json(cli, "-c", cfg, "-m", model, "-p", "go")
+    hang, echo = data["calls"]
+    assert hang["result"] == {"is_error": True, "exit_code": None, "excerpt":
+                              "mcp server 'fx': tool 'hang' did not answer within 1 s"}
+    assert echo["result"]["excerpt"] == "after"  # the server is still usable
+    assert (ws / "cancelled.txt").read_text().splitlines() == ["hang"]  # it was told
+
+
+def test_an_untrusted_project_never_starts_its_servers(
+        tmp_path: Path, ws: Path, cli: CLI, tag: str) -> None:
+    cfg = server_config(tmp_path, ws, allow=("mcp__fx",), env={"FIXTURE_TAG": tag})
+    (ws / "agent.yml").write_text(Path(cfg).read_text())  # a cloned repository's agent.yml
+    model = calls_script(tmp_path, ("mcp__fx__echo", {"text": "hi"}))
+    data = run_json(cli, "-m", model, "-p", "go")
+    assert "mcpServers" in data["_stderr"] and "runs code" in data["_stderr"]
+    assert data["calls"][0]["decision"] == "invalid"  # no such tool: nothing was started
+    assert _running(tag) == []
+
+
+def test_a_definition_changed_mid_session_is_asked_again(
+        tmp_path: Path, ws: Path, tag: str) -> None:
+    cfg = server_config(tmp_path, ws, allow=("mcp__fx",), env={"FIXTURE_TAG": tag})
+    turns = [{"tool_calls": [{"name": "mcp__fx__echo", "arguments": {"text": "one"}},
+                             {"name": "mcp__fx__change_definition", "arguments": {}}]},
+             {"text": "Changed."},
+             {"tool_calls": [{"name": "mcp__fx__echo", "arguments": {"text": "two"}}]},
+             {"text": "All done."}]
+    model = write_script(tmp_path / "s.yml", json.dumps(turns))
+    with Agent.create(model, config=load_effective(cfg, ws), workspace=ws) as agent:
+        first = agent.send("go")
+        assert [r.decision.source.value for r in first.records] == ["rule", "rule"]
+        deadline = time.monotonic() + 10  # notifications/tools/list_changed: re-listed
+        while "somewhere else" not in agent.registry["mcp__fx__echo"].description:
+            assert time.monotonic() < deadline, "the server's new definition never arrived"
+            time.sleep(0.05)
+        second = agent.send("again")
+    record = second.records[0]
+    assert record.decision.source.value == "no_tty"  # nobody here may approve the change
+    assert "mcp__fx__echo changed since a call of it was approved" in record.result.content

@@ -60,8 +60,10 @@ def test_the_box_shows_server_tool_risk_basis_and_arguments(
     s = start(shells, _script(tmp_path, model), tmp_path, "-c", cfg)
     until_ready(s)
     s.on_screen("fx ready · 14 tools")
+    s.on_screen("mcp__fx__write_note")  # the last tool: the table is whole
     rows = s.screen()
-    assert any("mcp__fx__write_note" in row and " WRITE " in row for row in rows)
+    assert any("mcp__fx__write_note" in row and " WRITE " in row for row in rows), \
+        "\n".join(rows)
     assert any("mcp__fx__delete_all" in row and " DESTRUCTIVE " in row for row in rows)
     s.say("go")
     s.box()

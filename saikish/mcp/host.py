@@ -25,7 +25,7 @@ from saikish.mcp.tools import server_tool
 from saikish.tools.base import RunContext, Tool
 
 if TYPE_CHECKING:
-    from saikish.mcp.client import Servers, ServerSpec, ServerStatus
+    from saikish.mcp.client import ListedTool, Servers, ServerSpec, ServerStatus
 
 # What a stdio server inherits from saikish's environment; the rest comes from its `env`.
 PASSED = ("HOME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR")
@@ -67,7 +67,8 @@ class McpHost:
         self.environ = dict(os.environ if environ is None else environ)
         self.pins = Pins(state_dir / "mcp-pins.json")
         self._lock = threading.Lock()
-        self._tools: dict[str, dict[str, Tool]] = {}  # server -> wire name -> Tool
+        # server -> (the listing the tools were built from, wire name -> Tool)
+        self._tools: dict[str, tuple[tuple[ListedTool, ...], dict[str, Tool]]] = {}
         self._notices: list[str] = []
         self._refused: dict[str, str] = {}  # server -> why it was never started
         self._servers: Servers | None = None
@@ -76,9 +77,32 @@ class McpHost:
     # -- ToolSource --------------------------------------------------------------------
 
     def tools(self) -> dict[str, Tool]:
-        """Every listed tool of every ready server, by wire name."""
+        """Every listed tool of every ready server, by wire name (read from the client's
+        status each time, so no listing is missed between its news and our look)."""
+        from saikish.mcp.client import State
+
+        out: dict[str, Tool] = {}
+        for status in self._servers.status() if self._servers else ():
+            if status.state is State.READY:
+                out.update(self._built(status))
+        return out
+
+    def _built(self, status: ServerStatus) -> dict[str, Tool]:
+        """The Tools of one listing, built once per listing."""
         with self._lock:
-            return {name: tool for tools in self._tools.values() for name, tool in tools.items()}
+            listing, tools = self._tools.get(status.name, ((), {}))
+            if listing is status.tools or listing == status.tools:
+                return tools
+        server = next(s for s in self.table if s.name == status.name)
+        tools = {}
+        for listed in status.tools:
+            if server.offers(listed.name):
+                tool = server_tool(server, listed.name, listed.description, listed.input_schema,
+                                   listed.annotations, self.pins, self._call)
+                tools[tool.name] = tool
+        with self._lock:
+            self._tools[status.name] = (status.tools, tools)
+        return tools
 
     def notices(self) -> list[str]:
         """The lines gathered since last asked (failures, notes on dropped variables)."""
@@ -135,7 +159,7 @@ class McpHost:
         out = []
         for server in self.table:
             mine = tuple(t for n, t in sorted(tools.items())
-                         if n in self._tools.get(server.name, {}))
+                         if n in self._tools.get(server.name, ((), {}))[1])
             out.append(_line(server, status.get(server.name), self._refused.get(server.name),
                              mine, self.started))
         return out
@@ -169,24 +193,12 @@ class McpHost:
         return str(folder)
 
     def _changed(self, status: ServerStatus) -> None:
-        """The client's news (on its thread): a server is ready, re-listed or failed."""
+        """The client's news (on its thread): a failure is said once, on the main thread."""
         from saikish.mcp.client import State
 
-        server = next((s for s in self.table if s.name == status.name), None)
-        if server is None:
-            return
-        tools = {}
-        if status.state is State.READY:
-            for listed in status.tools:
-                if server.offers(listed.name):
-                    tool = server_tool(server, listed.name, listed.description,
-                                       listed.input_schema, listed.annotations, self.pins,
-                                       self._call)
-                    tools[tool.name] = tool
         with self._lock:
-            self._tools[server.name] = tools
             if status.state is State.FAILED and not self._closed:
-                self._notices.append(f"mcp server '{server.name}' failed: {status.reason}")
+                self._notices.append(f"mcp server '{status.name}' failed: {status.reason}")
 
     def _call(self, server: str, tool: str, arguments: Mapping[str, Any],
               context: RunContext) -> tuple[str, bool]:
