@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 import sys
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
