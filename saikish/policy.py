@@ -108,7 +108,7 @@ def _invalid(call: ToolCall, tool: Tool | None, ctx: Context) -> str | None:
 
 def _decide_tool(call: ToolCall, tool: Tool, risk: Risk, ctx: Context) -> Assessment:
     for rule in ctx.rules.deny:
-        if rule.matches_tool(call.name, call.arguments, ctx.workspace):
+        if _tool_covers(rule, call, tool, ctx):
             return _reject_by(rule, risk, f"denied by rule {rule}")
     changed = tool.definition_change() if tool.definition_change else None
     if changed is not None:
@@ -116,12 +116,11 @@ def _decide_tool(call: ToolCall, tool: Tool, risk: Risk, ctx: Context) -> Assess
     path = boundary.read_path(call.name, dict(call.arguments))
     concern = boundary.read_concern(path, ctx.workspace) if path is not None else None
     proposed = _tool_proposals(call, path, concern, ctx)
-    asked = tool_ask_rule(call, ctx)
+    asked = tool_ask_rule(call, ctx, tool)
     if asked is not None:
         return forced_ask(asked, risk, ctx)
     for rule in ctx.rules.allow:
-        if rule.matches_tool(call.name, call.arguments, ctx.workspace) and \
-                _lifts(rule, call.name, concern):
+        if _tool_covers(rule, call, tool, ctx) and _lifts(rule, call.name, concern):
             return Assessment(Verdict.ALLOW, risk, _rule_source(rule, ctx),
                               f"allowed by rule {rule}", rule.text)
     if concern is not None:
@@ -170,10 +169,16 @@ def _concern(concern: str) -> str:
 
 # -- ask rules (§4.8): shared by plain tools and bash ------------------------------
 
-def tool_ask_rule(call: ToolCall, ctx: Context) -> Rule | None:
+def tool_ask_rule(call: ToolCall, ctx: Context, tool: Tool | None = None) -> Rule | None:
     """The first ask rule that covers a (non-bash) call, if any."""
-    return next((r for r in ctx.rules.ask
-                 if r.matches_tool(call.name, call.arguments, ctx.workspace)), None)
+    return next((r for r in ctx.rules.ask if _tool_covers(r, call, tool, ctx)), None)
+
+
+def _tool_covers(rule: Rule, call: ToolCall, tool: Tool | None, ctx: Context) -> bool:
+    """True when `rule` covers the call under the tool's wire name or any other name it
+    answers to (an MCP tool's full name, when its wire name had to be cut)."""
+    names = (call.name, *(tool.aliases if tool else ()))
+    return any(rule.matches_tool(name, call.arguments, ctx.workspace) for name in names)
 
 
 def bash_ask_rule(argv: Sequence[str], ctx: Context) -> Rule | None:

@@ -107,7 +107,8 @@ def test_a_later_file_replaces_a_server_by_name() -> None:
 
 def test_wire_names_are_safe_and_stable_past_64_characters() -> None:
     assert wire_name("git", "git_add") == "mcp__git__git_add"
-    assert wire_name("srv", "do.it now") == "mcp__srv__do_it_now"
+    assert wire_name("srv", "do.it now").startswith("mcp__srv__do_it_now_")
+    assert wire_name("srv", "do.it") != wire_name("srv", "do_it") == "mcp__srv__do_it"
     long = wire_name("server", "x" * 80)
     assert len(long) == 64 and long == wire_name("server", "x" * 80)
     assert long != wire_name("server", "x" * 79 + "y")  # the hash keeps them apart
@@ -157,6 +158,17 @@ def test_risk_from_annotations(hints: dict[str, Any] | None, trusted: bool, risk
 def test_rules_for_mcp_tools(rule: str, name: str, arguments: dict[str, Any],
                              matches: bool) -> None:
     assert parse_rule(rule).matches_tool(name, arguments, "/ws") is matches
+
+
+def test_a_rule_may_name_a_cut_tool_by_its_full_name(tmp_path: Path) -> None:
+    long = "export_every_repository_of_the_organisation_as_a_tarball"
+    tool = server_tool(McpServer("github", command="x"), long, "Export",
+                       {"type": "object"}, None, Pins(tmp_path / "p.json"),
+                       lambda *args: ("", False))
+    assert len(tool.name) == 64 and tool.aliases == (f"mcp__github__{long}",)
+    call = ToolCall("c1", tool.name, {})
+    got = decide(call, _ctx(tool, allow=("mcp__github",), deny=(f"mcp__github__{long}",)))
+    assert (got.verdict, got.rule) == (Verdict.REJECT, f"mcp__github__{long}")
 
 
 # -- pins -----------------------------------------------------------------------------------

@@ -31,12 +31,22 @@ Caller = Callable[[str, str, Mapping[str, Any], RunContext], tuple[str, bool]]
 
 
 def wire_name(server: str, tool: str) -> str:
-    """`mcp__server__tool`, safe for every provider; past 64 characters cut + hashed."""
-    name = f"{PREFIX}{server}__{_NOT_NAME.sub('_', tool)}"
-    if len(name) <= MAX_NAME:
+    """`mcp__server__tool`, safe for every provider; past 64 characters cut + hashed.
+
+    A tool name with characters providers refuse gets a hash too, so `do.it` and
+    `do_it` of one server never share a name.
+    """
+    safe = _NOT_NAME.sub("_", tool)
+    name = f"{PREFIX}{server}__{safe}"
+    if len(name) <= MAX_NAME and safe == tool:
         return name
     tag = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:8]
     return f"{name[:MAX_NAME - 9]}_{tag}"
+
+
+def full_name(server: str, tool: str) -> str:
+    """The name a person writes in a rule: `mcp__server__tool`, as the server spells it."""
+    return f"{PREFIX}{server}__{tool}"
 
 
 def annotation_risk(annotations: Mapping[str, Any] | None, trusted: bool) -> tuple[Risk, str]:
@@ -83,8 +93,9 @@ def server_tool(server: McpServer, name: str, description: str,
         text, is_error = caller(server.name, name, arguments, context)
         return ToolOutput(truncate(text, context.output_limit), is_error)
 
+    aliases = (full_name(server.name, name),) if full_name(server.name, name) != wire else ()
     return Tool(
-        name=wire, description=description or f"{name} (MCP server {server.name})",
+        name=wire, aliases=aliases, description=description or f"{name} (MCP server {server.name})",
         schema=schema, run=run, risk=lambda arguments, workspace: risk,
         about=(("server", f"{server.name} ({server.transport}: {_short(str(server))})"),
                ("tool", name if wire.endswith(name) else f"{name} (as {wire})"),

@@ -58,6 +58,8 @@ class Tool:
     editable_argument: str | None = None
     summary_argument: str | None = None
     path_arguments: tuple[str, ...] = ()
+    # Other names rules may use for this tool (an MCP tool's full name, when cut to 64).
+    aliases: tuple[str, ...] = ()
     # Labelled lines the approval box shows above the arguments ("server", "risk from").
     about: tuple[tuple[str, str], ...] = ()
     # What changed in the tool's definition since a call of it was last approved, or None.
