@@ -29,12 +29,13 @@ from saikish.jsonrpc import (
     Reply,
     RpcError,
 )
+from saikish.mcp.config import ServerTable, from_editor
 from saikish.tools.base import Tool
 from saikish.types import Decision, Mode, Source, ToolCall
 from saikish.vocabulary import ERROR, MAX_ITERATIONS
 
 PROTOCOL_VERSION = 1
-AgentFactory = Callable[[str, Approver], Agent]
+AgentFactory = Callable[[str, Approver, ServerTable], Agent]
 # ACP's tool kinds, so the editor picks an icon; other tools are "other".
 KINDS = {"bash": "execute", "read_file": "read", "list_files": "search", "grep": "search",
          "write_file": "edit", "edit_file": "edit"}
@@ -205,8 +206,12 @@ class AcpServer:
     sessions: dict[str, EditorSession] = field(default_factory=dict)
 
     def serve(self) -> int:
-        """Run until the editor closes stdin."""
-        self.connection.serve(self.handle)
+        """Run until the editor closes stdin; then every session's MCP servers stop."""
+        try:
+            self.connection.serve(self.handle)
+        finally:
+            for session in self.sessions.values():
+                session.agent.close()
         return 0
 
     def handle(self, method: str, params: Mapping[str, Any], reply: Reply | None) -> None:
@@ -242,9 +247,13 @@ class AcpServer:
         cwd = params.get("cwd")
         if not isinstance(cwd, str) or not Path(cwd).is_absolute():
             raise RpcError(INVALID_PARAMS, "session/new needs cwd, an absolute path")
+        try:
+            servers = from_editor(params.get("mcpServers"))
+        except ValueError as exc:
+            raise RpcError(INVALID_PARAMS, f"session/new: {exc}") from None
         session_id = uuid.uuid4().hex
         approver = EditorApprover(self.connection, session_id)
-        agent = self.make_agent(cwd, approver)
+        agent = self.make_agent(cwd, approver, servers)
         agent.subscribe(EditorUpdates(self.connection, session_id, agent.executor.tools,
                                       agent.executor.session.workspace))
         self.sessions[session_id] = EditorSession(agent, approver)

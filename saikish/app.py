@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from saikish.agent import Agent
     from saikish.approval import Approver
     from saikish.config import Config
+    from saikish.mcp.config import ServerTable
     from saikish.models import ModelSpec
     from saikish.session import Session
     from saikish.tools.base import Tool
@@ -152,8 +153,9 @@ def session_tools(session: Session) -> list[Tool]:
     return list(tools.values())
 
 
-def editor_agents(args: argparse.Namespace) -> Callable[[str, Approver], Agent]:
+def editor_agents(args: argparse.Namespace) -> Callable[[str, Approver, ServerTable], Agent]:
     """`saikish acp`: an Agent per editor session, in the directory the editor names."""
+    from dataclasses import replace
     from pathlib import Path
 
     from saikish.agent import Agent
@@ -161,10 +163,12 @@ def editor_agents(args: argparse.Namespace) -> Callable[[str, Approver], Agent]:
     from saikish.models import load_model, parse_spec
     from saikish.trust import load_config_trusted
 
-    def make(cwd: str, approver: Approver) -> Agent:
+    def make(cwd: str, approver: Approver, servers: ServerTable) -> Agent:
         # An editor's folder is a project like any other: its agent.yml only tightens
         # until trusted (docs/SPEC.md §4.8); nothing here asks, so it warns and ignores.
+        # The servers the editor names are the person's own: they join agent.yml's.
         config = load_config_trusted(args.config, Path(cwd))
+        config = replace(config, mcp_servers=config.mcp_servers + servers)
         model = load_model(parse_spec(args.model, config), config)
         session = make_session(args, config, cwd)
         seconds = timeout_s(args, config)  # the countdown, as in the terminal (docs/SPEC.md §5.2)

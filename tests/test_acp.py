@@ -19,6 +19,8 @@ from acp import text_block  # noqa: E402
 from acp.schema import (  # noqa: E402
     AllowedOutcome,
     DeniedOutcome,
+    EnvVariable,
+    McpServerStdio,
     PermissionOption,
     RequestPermissionResponse,
 )
@@ -83,7 +85,8 @@ def script(tmp_path: Path, text: str) -> str:
 
 
 async def converse(editor: Editor, ws: Path, model: str, *prompts: str,
-                   flags: tuple[str, ...] = (), mode: str | None = None) -> list[str]:
+                   flags: tuple[str, ...] = (), mode: str | None = None,
+                   servers: tuple[Any, ...] = ()) -> list[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     # The SDK types its client as a Protocol that the test's plain Editor class fills.
     client: Any = editor
@@ -93,7 +96,7 @@ async def converse(editor: Editor, ws: Path, model: str, *prompts: str,
         init = await conn.initialize(protocol_version=1)
         assert init.protocol_version == 1 and init.agent_info and \
             init.agent_info.name == "saikish"
-        session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+        session = await conn.new_session(cwd=str(ws), mcp_servers=list(servers))
         if mode is not None:
             await conn.set_session_mode(session_id=session.session_id, mode_id=mode)
         stops = []
@@ -287,3 +290,22 @@ def test_an_editor_that_never_answers_meets_the_countdown(ws: Path, tmp_path: Pa
     audit = [json.loads(line) for line in
              (tmp_path / "state" / "audit.jsonl").read_text().splitlines()]
     assert [(e["decision"], e["source"]) for e in audit] == [("rejected_hard", "timeout")]
+
+
+def test_the_editors_mcp_servers_are_started_and_their_calls_asked(
+        ws: Path, tmp_path: Path) -> None:
+    fixture = ROOT / "tests" / "fixtures" / "mcp_server.py"
+    server = McpServerStdio(name="fx", command=sys.executable, args=[str(fixture)],
+                            env=[EnvVariable(name="FIXTURE_DIR", value=str(ws))])
+    model = script(tmp_path, """\
+- tool_calls:
+    - {name: mcp__fx__write_note, arguments: {name: n.txt, text: from the editor}}
+- text: Done.
+""")
+    editor = Editor([pick("allow_once")])
+    stops = run(converse(editor, ws, model, "note it", servers=(server,)))
+    assert stops == ["end_turn"]
+    [(tool_call, _)] = editor.asked  # WRITE under cautious: the editor's person is asked
+    assert tool_call.raw_input == {"name": "n.txt", "text": "from the editor"}
+    assert (ws / "n.txt").read_text() == "from the editor"
+

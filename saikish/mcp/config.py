@@ -219,3 +219,53 @@ class _Reader:
             raise self.fail(fields[name][1], f"{key}.{name}",
                             f"must be a number of seconds > 0, not '{str(value)[:40]}'")
         return float(value)
+
+
+def from_editor(entries: Any) -> ServerTable:
+    """The servers an editor names in ACP's `session/new` (`mcpServers`), as a ServerTable.
+
+    ACP's shape: `{name, command, args, env: [{name, value}]}` for stdio and
+    `{type: "http", name, url, headers: [{name, value}]}`; the editor's servers are
+    the person's own, so their annotations are believed. ValueError says what is wrong.
+    """
+    if entries is None:
+        return ServerTable()
+    if not isinstance(entries, list):
+        raise ValueError("mcpServers must be a list")
+    servers: dict[str, McpServer] = {}
+    for index, entry in enumerate(entries):
+        where = f"mcpServers[{index}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise ValueError(f"{where} needs a name")
+        name = server_name(entry["name"])
+        if not name.strip("_") or "__" in name or name in servers:
+            raise ValueError(f"{where}: '{entry['name'][:40]}' cannot name a server here "
+                             f"(empty, holds '__', or used twice)")
+        kind = entry.get("type", "stdio")
+        pairs = _pairs(entry.get("headers" if kind != "stdio" else "env"), where)
+        if kind == "stdio" and isinstance(entry.get("command"), str) and entry["command"]:
+            args = entry.get("args") or []
+            if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+                raise ValueError(f"{where}.args must be a list of strings")
+            servers[name] = McpServer(name, command=entry["command"], args=tuple(args),
+                                      env=pairs, trust_annotations=True,
+                                      origin=f"the editor ({where})")
+        elif kind == "http" and str(entry.get("url", "")).startswith(("http://", "https://")):
+            servers[name] = McpServer(name, url=entry["url"], headers=pairs,
+                                      trust_annotations=True, origin=f"the editor ({where})")
+        else:
+            raise ValueError(f"{where}: give a stdio server (command) or type http with an "
+                             f"http(s) url; '{str(kind)[:20]}' servers are not supported")
+    return ServerTable(tuple(servers.values()))
+
+
+def _pairs(items: Any, where: str) -> dict[str, str]:
+    """ACP's [{name, value}] list as a mapping."""
+    if items is None:
+        return {}
+    if not isinstance(items, list) or not all(
+            isinstance(i, dict) and isinstance(i.get("name"), str) and i["name"]
+            and isinstance(i.get("value"), str) for i in items):
+        raise ValueError(f"{where}: env and headers are lists of {{name, value}} strings")
+    return {i["name"]: i["value"] for i in items}
+
