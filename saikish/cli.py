@@ -170,7 +170,7 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
              io: Streams) -> int:
     """`-p PROMPT`: run to completion, print the answer (or JSON), return the exit code."""
     from saikish.subscribers import JsonResult, StreamJson
-    from saikish.ui.render import stream_console
+    from saikish.ui.parts import stream_console
 
     prompt = io.stdin.read() if args.prompt == "-" else args.prompt
     if not prompt.strip():

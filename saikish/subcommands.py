@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import shlex
-import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -91,11 +90,12 @@ def check(argv: list[str], io: Streams) -> int:
 
 def _check_tools(args: argparse.Namespace, session: Session, io: Streams) -> Mapping[str, Tool]:
     """The built-in tools; for `--tool mcp__...`, the configured servers are started first."""
-    from saikish.mcp.host import host_for
     from saikish.tools.registry import ToolRegistry
 
     tools = ToolRegistry(builtin_tools())
     if args.tool and args.tool.startswith("mcp__"):
+        from saikish.mcp.host import host_for
+
         session.mcp = host_for(session.config.mcp_servers, session.workspace,
                                session.config.secrets())
         if session.mcp is not None:
@@ -194,8 +194,7 @@ def _print_check(call: ToolCall, assessment: Assessment, io: Streams) -> None:
     from rich.text import Text
 
     from saikish.ui.inert import inert
-    from saikish.ui.preview import CommandTable, risk_label
-    from saikish.ui.render import stream_console
+    from saikish.ui.parts import CommandTable, risk_label, stream_console
 
     console = stream_console(io.stdout)
     data = check_json(assessment)
@@ -315,6 +314,8 @@ def _show(args: argparse.Namespace, path: Path, io: Streams) -> int:
 
 
 def _edit_allowlist(path: Path, io: Streams) -> int:
+    import subprocess
+
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -347,7 +348,7 @@ def audit(argv: list[str], io: Streams) -> int:
         for entry in entries:
             print(json.dumps(entry, ensure_ascii=False), file=io.stdout)
         return 0
-    from saikish.ui.render import stream_console
+    from saikish.ui.parts import stream_console
 
     stream_console(io.stdout).print(audit_table(entries))
     return 0

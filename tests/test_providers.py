@@ -20,7 +20,8 @@ from saikish.models.openai_compat import OpenAICompatModel, ollama_url
 from saikish.subscribers import StreamJson
 from saikish.tools import builtin_tools
 from saikish.types import StopReason, ToolResult, Turn
-from saikish.ui.render import ConsoleReporter, stream_console
+from saikish.ui.parts import stream_console
+from saikish.ui.render import ConsoleReporter
 from tests.conftest import SHARED, Run
 from tests.wire_server import Reply, Splitter, bytewise, random_pieces, serve, whole
 

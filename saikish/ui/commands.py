@@ -79,7 +79,7 @@ def _mcp(repl: Repl, arg: str) -> None:
     """The MCP servers: state (starting / ready N tools / failed: why) and tools with risk."""
     from rich.table import Table
 
-    from saikish.ui.preview import risk_label
+    from saikish.ui.parts import risk_label
 
     config, mcp = repl.session.config, repl.session.mcp
     for item in (i for i in config.ignored if i.key == "mcpServers"):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
@@ -24,13 +24,12 @@ from rich.text import Text
 
 from saikish.approval import ApprovalRequest
 from saikish.tools.files import apply_edit
-from saikish.types import CommandCheck, Level, Risk, ToolCall
+from saikish.types import CommandCheck, ToolCall
 from saikish.ui.inert import inert
+from saikish.ui.parts import LEVEL_STYLE, CommandTable, risk_label
 
 # Lines of a body shown in the box; the pager (v) shows all of them.
 MAX_LINES = 2000
-LEVEL_STYLE = {Level.LOW: "green", Level.MEDIUM: "yellow", Level.HIGH: "red",
-               Level.CRITICAL: "bold red"}
 # A run of blanks this long in a command is shown as a count: padding must not push
 # the tail of a command out of sight (`echo hi<200 spaces>; rm -rf ~`).
 _PADDING = re.compile(r"[ \t]{16,}")
@@ -47,11 +46,6 @@ class BoxParts:
     border_style: str
     # One line standing in for the risk lines when they must scroll with the body.
     details_summary: Text | None = None
-
-
-def risk_label(risk: Risk) -> Text:
-    """'WRITE', coloured by level."""
-    return Text(risk.name.replace("_", "-"), style=LEVEL_STYLE[risk.level])
 
 
 def approval_parts(request: ApprovalRequest, max_lines: int | None = MAX_LINES) -> BoxParts:
@@ -138,36 +132,6 @@ def call_body(call: ToolCall, workspace: str, max_lines: int | None = MAX_LINES)
 def show_padding(command: str) -> str:
     """`command` with long runs of blanks replaced by '⟨N spaces⟩' so its tail stays in view."""
     return _PADDING.sub(lambda m: f"⟨{len(m.group())} blanks⟩", command)
-
-
-class CommandTable:
-    """Each simple command with its risk and what already permits it, one line each."""
-
-    def __init__(self, commands: tuple[CommandCheck, ...]) -> None:
-        self.commands = commands
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        # The command is shown whole in the body above; here it is cut to keep one line
-        # per part, so the reason (the status column) keeps its room.
-        table = Table.grid(padding=(0, 1))
-        table.add_column(no_wrap=True)
-        table.add_column(no_wrap=True, overflow="ellipsis",
-                         max_width=max(12, options.max_width * 2 // 5))
-        table.add_column(overflow="fold")
-        for check in self.commands:
-            text = f"> {check.argv[1]}" if check.is_redirect else check.text
-            table.add_row(risk_label(check.risk), Text(inert(text.replace("\n", " ⏎ "))),
-                          _status(check))
-        yield table
-
-
-def _status(check: CommandCheck) -> Text:
-    if check.allowed_by:
-        return Text(f"✓ {inert(check.allowed_by)}", style="green")
-    if check.auto:
-        return Text("✓ autonomy", style="green")
-    caveat = f": {inert(check.caveat)}" if check.caveat else ""
-    return Text(f"needs approval{caveat}", style="yellow")
 
 
 def batch_line(request: ApprovalRequest) -> str:

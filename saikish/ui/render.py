@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TextIO
-
 from rich.console import Console
 from rich.live import Live
 from rich.markup import escape
@@ -15,7 +13,6 @@ from saikish.ui.inert import inert
 from saikish.ui.record import DecisionRecord
 
 RESULT_LINES = 6
-LOG_WIDTH = 1000
 # The executor tells the model how the person edited a call; the person knows already.
 EDIT_NOTE = "[The person edited this call before it ran."
 
@@ -101,18 +98,6 @@ def _without_edit_note(content: str) -> tuple[str, bool]:
     """The result without the executor's note to the model about an edit (raw JSON)."""
     head, found, _ = content.rpartition("\n" + EDIT_NOTE)
     return (head, True) if found else (content, False)
-
-
-def stream_console(file: TextIO) -> Console:
-    """A Console for `file`; off a terminal it never hard-wraps (logs keep whole lines)."""
-    try:
-        terminal = bool(file.isatty())
-    except (AttributeError, ValueError):
-        terminal = False
-    if terminal:
-        return Console(file=file, highlight=False)
-    # Tables size to their content, not to this width; text is never wrapped at all.
-    return Console(file=file, highlight=False, soft_wrap=True, width=LOG_WIDTH)
 
 
 def _answer_words(decision: Decision, edited: bool) -> str:
