@@ -7,11 +7,13 @@ tools; Ctrl-C during a slow call cancels it on the server and the session goes o
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from tests.conftest import Run
@@ -47,6 +49,15 @@ def until_ready(s: Shell, line: str = "fx ready") -> None:
             return
         time.sleep(0.25)
     raise AssertionError("\n".join(s.screen()))
+
+
+def at_prompt(s: Shell, seconds: float = 20) -> None:
+    """Wait until the last line on the screen is an empty prompt."""
+    deadline = time.monotonic() + seconds
+    while [row for row in s.screen() if row.strip()][-1:] != ["›"]:
+        assert time.monotonic() < deadline, "\n".join(s.screen())
+        with contextlib.suppress(pexpect.TIMEOUT):
+            s.child.expect(r"[\s\S]+", timeout=0.2)
 
 
 def _script(tmp: Path, model: str) -> str:
@@ -92,7 +103,7 @@ def test_ctrl_c_cancels_a_slow_call_on_the_server_and_the_session_goes_on(
     s.on_screen("⋯ mcp__fx__slow: 2/200 step 2")  # the live progress line
     s.press("\x03")
     s.on_screen("interrupted")
-    s.expect("›")
+    at_prompt(s)
     assert (ws / "cancelled.txt").read_text().splitlines() == ["slow"]
     s.say("again")  # the server is still there: the next call runs
     s.expect("still here")
