@@ -1328,7 +1328,7 @@ GTFO = [
       ('uncatalogued: genisoimage has no catalogue entry, so Bash(genisoimage *) covers'
        " this read form too (low: needs the person's own rule)"),
       'genisoimage -q -o - /etc/shadow',
-      'is unknown',
+      'is write',
       None),
     G('git',
       'shell',
@@ -2584,8 +2584,7 @@ GTFO = [
       ('Bash(pic *)',),
       'pic',
       '',
-      ('uncatalogued: pic has no catalogue entry, so Bash(pic *) covers this shell form'
-       " too (low: needs the person's own rule)"),
+      (None),
       'pic -U',
       'is unknown',
       None),
@@ -2595,8 +2594,7 @@ GTFO = [
       ('Bash(pic *)',),
       'pic',
       '',
-      ('uncatalogued: pic has no catalogue entry, so Bash(pic *) covers this command fo'
-       "rm too (low: needs the person's own rule)"),
+      (None),
       'pic -U ./x.pic',
       'is unknown',
       None),
@@ -4790,7 +4788,7 @@ GTFO = [
       ('uncatalogued: uudecode has no catalogue entry, so Bash(uudecode *) covers this '
        "write form too (low: needs the person's own rule)"),
       'uudecode -o /etc/x x.uu',
-      'is unknown',
+      'is write',
       None),
     G('uuencode',
       'read',
@@ -5456,10 +5454,9 @@ GTFO = [
       ('Bash(aspell *)',),
       'aspell',
       '',
-      ('uncatalogued: aspell has no catalogue entry, so Bash(aspell *) covers this read'
-       " form too (low: needs the person's own rule)"),
+      (None),
       'aspell -c /etc/shadow',
-      'is unknown',
+      'is write',
       None),
     G('at',
       'command',
@@ -5670,8 +5667,7 @@ GTFO = [
       ('Bash(cowsay *)',),
       'cowsay',
       '',
-      ('uncatalogued: cowsay has no catalogue entry, so Bash(cowsay *) covers this comm'
-       "and form too (low: needs the person's own rule)"),
+      (None),
       'cowsay -f ./x.cow x',
       'is unknown',
       None),
@@ -5702,8 +5698,7 @@ GTFO = [
       ('Bash(csvtool *)',),
       'csvtool',
       '',
-      ('uncatalogued: csvtool has no catalogue entry, so Bash(csvtool *) covers this co'
-       "mmand form too (low: needs the person's own rule)"),
+      (None),
       'csvtool call /bin/sh;false /etc/passwd',
       'is unknown',
       None),
@@ -5734,8 +5729,7 @@ GTFO = [
       ('Bash(enscript *)',),
       'enscript',
       '',
-      ('uncatalogued: enscript has no catalogue entry, so Bash(enscript *) covers this '
-       "command form too (low: needs the person's own rule)"),
+      (None),
       'enscript /dev/null -qo /dev/null -I /bin/sh >&2',
       'is unknown',
       None),
@@ -5745,10 +5739,9 @@ GTFO = [
       ('Bash(exiftool *)',),
       'exiftool',
       '',
-      ('uncatalogued: exiftool has no catalogue entry, so Bash(exiftool *) covers this '
-       "write form too (low: needs the person's own rule)"),
+      (None),
       'exiftool -filename=/etc/x x',
-      'is unknown',
+      'is write',
       None),
     G('fping',
       'read',
@@ -5884,8 +5877,7 @@ GTFO = [
       ('Bash(msgfilter *)',),
       'msgfilter',
       '',
-      ('uncatalogued: msgfilter has no catalogue entry, so Bash(msgfilter *) covers thi'
-       "s shell form too (low: needs the person's own rule)"),
+      (None),
       'msgfilter -P -i /etc/shadow /bin/sh -c ./evil',
       'is unknown',
       None),
