@@ -1496,8 +1496,7 @@ GTFO = [
       ('Bash(gtester *)',),
       'gtester',
       '',
-      ('uncatalogued: gtester has no catalogue entry, so Bash(gtester *) covers this co'
-       "mmand form too (low: needs the person's own rule)"),
+      (None),
       'gtester -q ./x.sh',
       'is unknown',
       None),
@@ -3216,8 +3215,7 @@ GTFO = [
       ('Bash(run-parts *)',),
       'run-parts',
       '',
-      ('uncatalogued: run-parts has no catalogue entry, so Bash(run-parts *) covers thi'
-       "s command form too (low: needs the person's own rule)"),
+      (None),
       'run-parts ./d',
       'is unknown',
       None),
@@ -5605,8 +5603,7 @@ GTFO = [
       ('Bash(cabal *)',),
       'cabal',
       '',
-      ('uncatalogued: cabal has no catalogue entry, so Bash(cabal *) covers this shell '
-       "form too (low: needs the person's own rule)"),
+      (None),
       'cabal exec -- /bin/sh',
       'is unknown',
       None),
@@ -5616,8 +5613,7 @@ GTFO = [
       ('Bash(choom *)',),
       'choom',
       '',
-      ('uncatalogued: choom has no catalogue entry, so Bash(choom *) covers this shell '
-       "form too (low: needs the person's own rule)"),
+      (None),
       'choom -n 0 /bin/sh',
       'is unknown',
       None),
@@ -5677,8 +5673,7 @@ GTFO = [
       ('Bash(cpulimit *)',),
       'cpulimit',
       '',
-      ('uncatalogued: cpulimit has no catalogue entry, so Bash(cpulimit *) covers this '
-       "shell form too (low: needs the person's own rule)"),
+      (None),
       'cpulimit -l 100 -f /bin/sh',
       'is unknown',
       None),
@@ -5718,8 +5713,7 @@ GTFO = [
       ('Bash(distcc *)',),
       'distcc',
       '',
-      ('uncatalogued: distcc has no catalogue entry, so Bash(distcc *) covers this shel'
-       "l form too (low: needs the person's own rule)"),
+      (None),
       'distcc /bin/sh',
       'is unknown',
       None),
@@ -5780,8 +5774,7 @@ GTFO = [
       ('Bash(gimp *)',),
       'gimp',
       '',
-      ('uncatalogued: gimp has no catalogue entry, so Bash(gimp *) covers this command '
-       "form too (low: needs the person's own rule)"),
+      (None),
       'gimp -idf --batch-interpreter=python-fu-eval -b ',
       'is unknown',
       None),
@@ -5791,8 +5784,7 @@ GTFO = [
       ('Bash(grc *)',),
       'grc',
       '',
-      ('uncatalogued: grc has no catalogue entry, so Bash(grc *) covers this shell form'
-       " too (low: needs the person's own rule)"),
+      (None),
       'grc --pty /bin/sh',
       'is unknown',
       None),
@@ -5824,8 +5816,7 @@ GTFO = [
       ('Bash(pdflatex *)',),
       'pdflatex',
       '',
-      ('uncatalogued: pdflatex has no catalogue entry, so Bash(pdflatex *) covers this '
-       "command form too (low: needs the person's own rule)"),
+      (None),
       'pdflatex --shell-escape x.tex',
       'is unknown',
       None),
@@ -5835,8 +5826,7 @@ GTFO = [
       ('Bash(latex *)',),
       'latex',
       '',
-      ('uncatalogued: latex has no catalogue entry, so Bash(latex *) covers this comman'
-       "d form too (low: needs the person's own rule)"),
+      (None),
       'latex -shell-escape x.tex',
       'is unknown',
       None),
@@ -5898,8 +5888,7 @@ GTFO = [
       ('Bash(multitime *)',),
       'multitime',
       '',
-      ('uncatalogued: multitime has no catalogue entry, so Bash(multitime *) covers thi'
-       "s shell form too (low: needs the person's own rule)"),
+      (None),
       'multitime /bin/sh',
       'is unknown',
       None),
