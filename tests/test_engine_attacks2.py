@@ -5522,8 +5522,7 @@ GTFO = [
       ('Bash(bpftrace *)',),
       'bpftrace',
       '',
-      ('uncatalogued: bpftrace has no catalogue entry, so Bash(bpftrace *) covers this '
-       "shell form too (low: needs the person's own rule)"),
+      (None),
       'bpftrace -e BEGIN {system("/bin/sh");exit()}',
       'is unknown',
       None),
@@ -5805,8 +5804,7 @@ GTFO = [
       ('Bash(knife *)',),
       'knife',
       '',
-      ('uncatalogued: knife has no catalogue entry, so Bash(knife *) covers this comman'
-       "d form too (low: needs the person's own rule)"),
+      (None),
       'knife exec -E exec "/bin/sh"',
       'is unknown',
       None),
@@ -6021,8 +6019,7 @@ GTFO = [
       ('Bash(scrot *)',),
       'scrot',
       '',
-      ('uncatalogued: scrot has no catalogue entry, so Bash(scrot *) covers this comman'
-       "d form too (low: needs the person's own rule)"),
+      (None),
       'scrot -e /bin/sh',
       'is unknown',
       None),
@@ -6093,8 +6090,7 @@ GTFO = [
       ('Bash(terraform *)',),
       'terraform',
       '',
-      ('uncatalogued: terraform has no catalogue entry, so Bash(terraform *) covers thi'
-       "s command form too (low: needs the person's own rule)"),
+      (None),
       'terraform console',
       'is unknown',
       None),
@@ -6104,10 +6100,9 @@ GTFO = [
       ('Bash(terraform *)',),
       'terraform',
       '',
-      ('uncatalogued: terraform has no catalogue entry, so Bash(terraform *) covers thi'
-       "s command form too (low: needs the person's own rule)"),
+      (None),
       'terraform apply -auto-approve',
-      'is unknown',
+      'is destructive',
       None),
     G('w3m',
       'read',
@@ -6703,8 +6698,7 @@ GTFO = [
       ('Bash(nix *)', 'Bash(nix-shell *)'),
       'nix-shell',
       '',
-      ('uncatalogued: nix-shell has no catalogue entry, so Bash(nix *) covers this comm'
-       "and form too (low: needs the person's own rule)"),
+      (None),
       'nix-shell -p x --run ./evil',
       'is unknown',
       None),
