@@ -859,8 +859,7 @@ GTFO = [
       ('Bash(docker *)',),
       'docker',
       '',
-      ('MEDIUM: a root-equivalent container (--privileged, host / mounted, host pid, do'
-       'cker.sock, caps) is covered by Bash(docker *)'),
+      (None),
       'docker run -v /:/mnt --rm -it alpine chroot /mnt',
       'is unknown',
       None),
@@ -870,8 +869,7 @@ GTFO = [
       ('Bash(docker *)',),
       'docker',
       '',
-      ('MEDIUM: a root-equivalent container (--privileged, host / mounted, host pid, do'
-       'cker.sock, caps) is covered by Bash(docker *)'),
+      (None),
       'docker run --privileged -it alpine sh',
       'is unknown',
       None),
@@ -881,8 +879,7 @@ GTFO = [
       ('Bash(docker *)',),
       'docker',
       '',
-      ('MEDIUM: a root-equivalent container (--privileged, host / mounted, host pid, do'
-       'cker.sock, caps) is covered by Bash(docker *)'),
+      (None),
       'docker run --pid=host --privileged alpine nsente',
       'is unknown',
       None),
@@ -6503,8 +6500,7 @@ GTFO = [
       ('Bash(docker *)',),
       'docker',
       '',
-      ('MEDIUM: a root-equivalent container (--privileged, host / mounted, host pid, do'
-       'cker.sock, caps) is covered by Bash(docker *)'),
+      (None),
       'docker run -v /:/h alpine',
       'is unknown',
       None),
@@ -6514,7 +6510,7 @@ GTFO = [
       ('Bash(docker *)',),
       'docker',
       '',
-      'MEDIUM: a container with the home directory mounted reads ~/.ssh (no read check on -v)',
+      None,
       'docker run --rm -v $HOME:/h alpine cat /h/.ssh/i',
       'is unknown',
       None),
@@ -6524,8 +6520,7 @@ GTFO = [
       ('Bash(kubectl *)',),
       'kubectl',
       '',
-      ('MEDIUM: a root-equivalent container (--privileged, host / mounted, host pid, do'
-       'cker.sock, caps) is covered by a prefix rule'),
+      (None),
       'kubectl debug node/x -it --image=alpine',
       'is unknown',
       None),
@@ -6545,8 +6540,7 @@ GTFO = [
       ('Bash(podman *)',),
       'podman',
       '',
-      ('MEDIUM: a root-equivalent container (--privileged, host / mounted, host pid, do'
-       'cker.sock, caps) is covered by a prefix rule'),
+      (None),
       'podman run -v /:/mnt -it alpine sh',
       'is unknown',
       None),
@@ -7642,8 +7636,7 @@ GTFO = [
       ('Bash(docker *)',),
       'docker',
       '',
-      ('MEDIUM: a root-equivalent container (--privileged, host / mounted, host pid, do'
-       'cker.sock, caps) is covered by Bash(docker *)'),
+      (None),
       'docker run --privileged alpine',
       'is unknown',
       None),
@@ -7653,8 +7646,7 @@ GTFO = [
       ('Bash(docker *)',),
       'docker',
       '',
-      ('MEDIUM: a root-equivalent container (--privileged, host / mounted, host pid, do'
-       'cker.sock, caps) is covered by Bash(docker *)'),
+      (None),
       'docker run --pid=host alpine',
       'is unknown',
       None),
@@ -7664,8 +7656,7 @@ GTFO = [
       ('Bash(docker *)',),
       'docker',
       '',
-      ('MEDIUM: a root-equivalent container (--privileged, host / mounted, host pid, do'
-       'cker.sock, caps) is covered by Bash(docker *)'),
+      (None),
       'docker run -v /var/run/docker.sock:/s alpine',
       'is unknown',
       None),
@@ -7675,8 +7666,7 @@ GTFO = [
       ('Bash(docker *)',),
       'docker',
       '',
-      ('MEDIUM: a root-equivalent container (--privileged, host / mounted, host pid, do'
-       'cker.sock, caps) is covered by Bash(docker *)'),
+      (None),
       'docker run --cap-add=SYS_ADMIN alpine',
       'is unknown',
       None),
@@ -7686,8 +7676,7 @@ GTFO = [
       ('Bash(docker *)',),
       'docker',
       '',
-      ('MEDIUM: a root-equivalent container (--privileged, host / mounted, host pid, do'
-       'cker.sock, caps) is covered by Bash(docker *)'),
+      (None),
       'docker run --mount type=bind,src=/,dst=/h alpine',
       'is unknown',
       None),
