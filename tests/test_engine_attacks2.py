@@ -7336,12 +7336,10 @@ GTFO = [
       ('Bash(xargs *)',),
       'xargs',
       '',
-      ("HIGH: xargs appends its input to '-I% sh -c 'echo %'': the input can hold optio"
-       'ns, code or a whole command (and paths outside the workspace)'),
+      (None),
       'xargs',
       '',
-      ("HIGH: xargs appends its input to '-I% sh -c 'echo %'': the input can hold optio"
-       'ns, code or a whole command (and paths outside the workspace)')),
+      (None)),
     G('xargs',
       'command',
       'xargs awk',
