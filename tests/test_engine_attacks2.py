@@ -6290,7 +6290,7 @@ GTFO = [
       ('Bash(npm *)',),
       'npm',
       '',
-      'MEDIUM: npm explore PKG -- CMD runs CMD',
+      None,
       'npm explore x -- sh',
       'is unknown',
       None),
