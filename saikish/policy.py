@@ -108,7 +108,7 @@ def _invalid(call: ToolCall, tool: Tool | None, ctx: Context) -> str | None:
 
 def _decide_tool(call: ToolCall, tool: Tool, risk: Risk, ctx: Context) -> Assessment:
     for rule in ctx.rules.deny:
-        if _tool_covers(rule, call, tool, ctx):
+        if _tool_covers(rule, call, tool, ctx, deny=True):
             return _reject_by(rule, risk, f"denied by rule {rule}")
     changed = tool.definition_change() if tool.definition_change else None
     if changed is not None:
@@ -171,14 +171,16 @@ def _concern(concern: str) -> str:
 
 def tool_ask_rule(call: ToolCall, ctx: Context, tool: Tool | None = None) -> Rule | None:
     """The first ask rule that covers a (non-bash) call, if any."""
-    return next((r for r in ctx.rules.ask if _tool_covers(r, call, tool, ctx)), None)
+    return next((r for r in ctx.rules.ask if _tool_covers(r, call, tool, ctx, deny=True)),
+                None)
 
 
-def _tool_covers(rule: Rule, call: ToolCall, tool: Tool | None, ctx: Context) -> bool:
+def _tool_covers(rule: Rule, call: ToolCall, tool: Tool | None, ctx: Context,
+                 deny: bool = False) -> bool:
     """True when `rule` covers the call under the tool's wire name or any other name it
     answers to (an MCP tool's full name, when its wire name had to be cut)."""
     names = (call.name, *(tool.aliases if tool else ()))
-    return any(rule.matches_tool(name, call.arguments, ctx.workspace) for name in names)
+    return any(rule.matches_tool(name, call.arguments, ctx.workspace, deny) for name in names)
 
 
 def bash_ask_rule(argv: Sequence[str], ctx: Context) -> Rule | None:

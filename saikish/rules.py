@@ -48,12 +48,19 @@ class Rule:
         """True for a rule that can cover bash commands."""
         return fnmatch.fnmatchcase(BASH, self.tool)
 
-    def matches_tool(self, name: str, arguments: Mapping[str, Any], workspace: str) -> bool:
-        """True when this rule covers a whole (non-bash) call of tool `name`."""
+    def matches_tool(self, name: str, arguments: Mapping[str, Any], workspace: str,
+                     deny: bool = False) -> bool:
+        """True when this rule covers a whole (non-bash) call of tool `name`.
+
+        `deny` for deny and ask rules, which must catch a call when unsure: one element of
+        a list argument matching is enough, and a path-like value matches spelled any way.
+        An allow rule must match every element, and never spans a path it does not name.
+        """
         if not self.names_tool(name) or self.words is not None:
             return False
         return all(
-            _arg_matches(key, glob, arguments.get(key), workspace) for key, glob in self.when
+            _arg_matches(key, glob, arguments.get(key), workspace, deny)
+            for key, glob in self.when
         )
 
     def names_tool(self, name: str) -> bool:
@@ -253,19 +260,29 @@ def _word_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out))
 
 
-def _arg_matches(key: str, glob: str, value: Any, workspace: str) -> bool:
+def _arg_matches(key: str, glob: str, value: Any, workspace: str, deny: bool) -> bool:
     if value is None:
         return False
-    if isinstance(value, (list, tuple)):  # every element of a list argument must match
-        return bool(value) and all(_arg_matches(key, glob, v, workspace) for v in value)
+    if isinstance(value, (list, tuple)):  # allow: every element; deny and ask: any element
+        matches = [_arg_matches(key, glob, v, workspace, deny) for v in value]
+        return bool(matches) and (any(matches) if deny else all(matches))
+    if isinstance(value, dict):
+        return deny  # a rule's glob cannot read an object: only a deny or ask may hold
     text = json.dumps(value) if isinstance(value, bool) else str(value)  # true, as written
     if key in PATH_ARGS:
         return path_rule_match(text, glob, workspace)
-    # Not known to be a path (an MCP tool's `files`), yet it may be one: '..' never
-    # steps out of what the glob names ('src/**' does not cover 'src/../../etc').
-    if _DOTDOT.search(text) and not _DOTDOT.search(glob):
-        return False
+    if _looks_like_path(text):
+        # Not known to be a path (an MCP tool's `files`), yet it may be one: matched as a
+        # path ('src/**' never covers 'src/../../etc', '*.md' never spans a '/'), and a
+        # deny also by its letters, whichever catches it.
+        return path_rule_match(text, glob, workspace) or (deny and fnmatch.fnmatchcase(
+            text, glob))
     return fnmatch.fnmatchcase(text, glob)
+
+
+def _looks_like_path(text: str) -> bool:
+    return text.startswith("~") or ("/" in text and "://" not in text) or _DOTDOT.search(
+        text) is not None
 
 
 def path_rule_match(path: str, glob: str, workspace: str) -> bool:
@@ -293,6 +310,8 @@ def workspace_relative(path: str, workspace: str) -> str:
     of the workspace never matches a glob meant for the workspace.
     """
     joined = os.path.join(workspace, os.path.expanduser(path))
+    # POSIX keeps a leading '//' ('//etc/passwd'); it names the same file as '/etc/passwd'.
+    joined = "/" + joined.lstrip("/") if joined.startswith("//") else joined
     plain, root = os.path.abspath(joined), os.path.abspath(workspace)
     if plain != root and not plain.startswith(root.rstrip(os.sep) + os.sep):
         return plain  # outside by its words alone: no symlink can bring it back inside

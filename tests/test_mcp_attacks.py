@@ -99,9 +99,6 @@ def _render(renderable: Any) -> str:
 
 # == 1. Rules with arguments: deny and ask must not be dodged (§4.4, §4.8, §7.1) ==============
 
-@pytest.mark.xfail(strict=True, reason="HOLE: high - a deny rule on a list argument is dodged "
-                   "by adding one harmless element (rules._arg_matches needs every element to "
-                   "match, which is right for allow but wrong for deny and ask)")
 def test_deny_rule_on_a_list_argument_is_not_dodged_by_a_harmless_element(
         tmp_path: Path) -> None:
     tool = _tool(tmp_path)
@@ -112,8 +109,6 @@ def test_deny_rule_on_a_list_argument_is_not_dodged_by_a_harmless_element(
         Verdict.REJECT, Source.DENY_RULE, "denied by rule mcp__srv__add(files=secret/**)")
 
 
-@pytest.mark.xfail(strict=True, reason="HOLE: high - an ask rule on a list argument is dodged "
-                   "by adding one harmless element (same cause as the deny row)")
 def test_ask_rule_on_a_list_argument_is_not_dodged_by_a_harmless_element(
         tmp_path: Path) -> None:
     tool = _tool(tmp_path)
@@ -133,10 +128,6 @@ def test_deny_rule_on_a_list_argument_whose_every_element_it_names(tmp_path: Pat
                                          "denied by rule mcp__srv__add(files=secret/**)")
 
 
-@pytest.mark.xfail(strict=True, reason="HOLE: high - a deny rule on an MCP argument that is not "
-                   "named 'path' is dodged by spelling the path another way ('..', '/./', '//'): "
-                   "rules._arg_matches returns False on '..' (fail-open for deny) and matches "
-                   "the raw string; deny/ask must match the normalised path, and on doubt match")
 @pytest.mark.parametrize("target", ["/tmp/../etc/passwd", "/./etc/passwd", "//etc/passwd"])
 def test_deny_rule_on_a_non_path_argument_is_not_dodged_by_path_spelling(
         tmp_path: Path, target: str) -> None:
@@ -165,11 +156,6 @@ def test_allow_rule_on_a_list_argument_with_dotdot_is_not_a_way_out(tmp_path: Pa
     assert got.reason == "mcp__srv__add is unknown"
 
 
-@pytest.mark.xfail(strict=True, reason="HOLE: low - an allow rule's glob on a non-path MCP "
-                   "argument is a raw fnmatch: '*' crosses '/' and a relative glob matches an "
-                   "absolute path outside the workspace; §7.1 says such rules match 'as when: "
-                   "does' (rules._arg_matches should use path_rule_match for any argument a "
-                   "rule names with a path-like glob)")
 @pytest.mark.parametrize(("glob", "value"), [
     ("*.md", "/home/me/.ssh/notes.md"),  # a relative glob never reaches outside the workspace
     ("docs/*", "docs/private/keys.txt"),  # '*' stays inside one directory
