@@ -45,6 +45,10 @@ class SpecError(Exception):
     """A server cannot be started as configured (an unset variable, a missing cwd)."""
 
 
+class OwnKeyError(SpecError):
+    """A value would hand saikish's own API key to a server (docs/SPEC.md §4.8)."""
+
+
 @dataclass(frozen=True)
 class ServerLine:
     """One server as `/mcp` shows it: its state in words, and its tools."""
@@ -170,18 +174,21 @@ class McpHost:
         """The client's spec for `server`: variables expanded, environment made minimal."""
         from saikish.mcp.client import ServerSpec
 
-        expand = _Expander(self.environ, server)
+        expand = _Expander(self.environ, server, self.secrets)
         if server.url is not None:
             return ServerSpec(server.name, url=expand(server.url), timeout=server.timeout,
                               headers={k: expand(v) for k, v in server.headers.items()})
         env = {k: self.environ[k] for k in PASSED if k in self.environ}
         for key, value in server.env.items():
-            value = expand(value)
-            if key in OWN_KEYS or value in self.secrets:
+            try:
+                passed: str | None = expand(value)
+            except OwnKeyError:
+                passed = None
+            if passed is None or key in OWN_KEYS:
                 self._notices.append(f"mcp server '{server.name}': env {key} not passed: it "
                                      f"holds saikish's own API key")
                 continue
-            env[key] = value
+            env[key] = passed
         return ServerSpec(server.name, command=expand(server.command or ""),
                           args=tuple(expand(a) for a in server.args), env=env,
                           cwd=self._cwd(server, expand), timeout=server.timeout)
@@ -210,10 +217,12 @@ class McpHost:
 
 
 class _Expander:
-    """$VAR and ${VAR} from the environment; an unset one fails this server only."""
+    """$VAR and ${VAR} from the environment; an unset one fails this server only, and so
+    does one holding saikish's own API key, or a value that holds one as written."""
 
-    def __init__(self, environ: Mapping[str, str], server: McpServer) -> None:
-        self.environ, self.server = environ, server
+    def __init__(self, environ: Mapping[str, str], server: McpServer,
+                 secrets: tuple[str, ...]) -> None:
+        self.environ, self.server, self.secrets = environ, server, secrets
 
     def __call__(self, value: str) -> str:
         def substitute(match: re.Match[str]) -> str:
@@ -221,9 +230,16 @@ class _Expander:
             if name not in self.environ:
                 raise SpecError(f"environment variable {name} is not set "
                                 f"({self.server.origin})")
+            if name in OWN_KEYS or self.environ[name] in self.secrets:
+                raise OwnKeyError(f"${name} holds saikish's own API key; it is never passed "
+                                  f"to a server ({self.server.origin})")
             return self.environ[name]
 
-        return _VARIABLE.sub(substitute, value)
+        expanded = _VARIABLE.sub(substitute, value)
+        if any(secret in expanded for secret in self.secrets):
+            raise OwnKeyError(f"a value holds saikish's own API key; it is never passed to a "
+                              f"server ({self.server.origin})")
+        return expanded
 
 
 def _startup_timeout(environ: Mapping[str, str]) -> float:
