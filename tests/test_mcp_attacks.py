@@ -27,9 +27,10 @@ from rich.console import Console
 from saikish.approval import ApprovalRequest
 from saikish.config import Config
 from saikish.config_file import read_layer
+from saikish.errors import ConfigError
 from saikish.executor import Executor
 from saikish.hooks import Gate
-from saikish.mcp.config import McpServer, ServerTable
+from saikish.mcp.config import McpServer, ServerTable, server_name
 from saikish.mcp.host import McpHost, SpecError
 from saikish.mcp.pins import Pins, definition
 from saikish.mcp.tools import annotation_risk, server_tool, wire_name
@@ -181,32 +182,26 @@ def test_an_argument_missing_or_of_another_type_never_satisfies_a_rule(tmp_path:
 
 # == 2. Names: one server's rule must not cover another server (§7.1) =========================
 
-@pytest.mark.xfail(strict=True, reason="HOLE: medium - the rule `mcp__git` covers every tool of "
-                   "a second server named `git_` (its tools are mcp__git___*, which start with "
-                   "'mcp__git__'); rules.Rule.names_tool matches by string prefix. Fix: refuse "
-                   "server names that start or end with '_' in mcp.config._Reader.table (as "
-                   "'__' is refused), and hash tool names starting with '_' in wire_name")
 def test_a_server_rule_does_not_cover_a_server_whose_name_extends_it(tmp_path: Path) -> None:
-    other = _tool(tmp_path, server="git_", name="push", description="Push everything")
-    assert other.name == "mcp__git___push"
+    """`mcp__git` covers `mcp__git__*`; a server `git_` would make `mcp__git___push` one of
+    them, so no server name may end (or start) with '_': `git_` is `git`."""
+    assert server_name("git_") == server_name("_git") == "git"
+    other = _tool(tmp_path, server=server_name("git-x"), name="push")
     got = decide(ToolCall("c1", other.name, {}), _ctx(other, allow=("mcp__git",)))
     assert got.verdict is Verdict.ASK, got.reason
 
 
-@pytest.mark.xfail(strict=True, reason="HOLE: medium - server `git` tool `_push` and server "
-                   "`git_` tool `push` share the wire name mcp__git___push, so one server's "
-                   "tool replaces the other's in McpHost.tools() (same fix as above)")
 def test_two_servers_never_share_a_wire_name() -> None:
     assert wire_name("git", "_push") != wire_name("git_", "push")
 
 
 def test_config_with_a_server_named_git_underscore_is_refused_or_kept_apart(ws: Path) -> None:
-    """Documents today's state: both names load; the rows above show why that matters."""
+    """`git_` is `git` once no name may end in '_': the second one is refused, with its line."""
     path = ws / "cfg.yml"
     path.write_text("mcpServers:\n  git: {command: a}\n  git_: {command: b}\n")
-    layer = read_layer(path, "explicit")
-    table = layer.settings["mcpServers"].value
-    assert [s.name for s in table] == ["git", "git_"]
+    with pytest.raises(ConfigError) as caught:
+        read_layer(path, "explicit")
+    assert "cfg.yml:3" in str(caught.value) and "two servers are named 'git'" in str(caught.value)
 
 
 @pytest.mark.parametrize(("rule", "name"), [

@@ -59,7 +59,7 @@ def test_servers_are_read_with_their_lines(ws: Path) -> None:
     assert git.origin.endswith("agent.yml:2")
     # Characters outside [A-Za-z0-9_-] become '_' (they end up in tool names).
     assert (docs.name, docs.url, docs.transport, docs.trust_annotations) == (
-        "my_docs_", "https://example.com/mcp", "http", False)
+        "my_docs", "https://example.com/mcp", "http", False)
     assert docs.offers("search_code") and not docs.offers("search_private")
     assert not docs.offers("delete_repo")
 
@@ -79,6 +79,8 @@ def test_servers_are_read_with_their_lines(ws: Path) -> None:
     ("mcpServers:\n  x:\n    command: a\n    trustAnnotations: yes please\n", 4,
      "true or false"),
     ("mcpServers:\n  a.b: {command: a}\n  a_b: {command: b}\n", 3, "two servers are named"),
+    ("mcpServers:\n  git: {command: a}\n  git_: {command: b}\n", 3, "two servers are named"),
+    ("mcpServers:\n  '!!': {command: a}\n", 2, "a server needs a name"),
     ("mcpServers:\n  a__b: {command: a}\n", 2, "may not hold '__'"),
     ("mcpServers: [git]\n", 1, "must be a mapping"),
 ])

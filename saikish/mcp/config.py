@@ -92,8 +92,9 @@ class ServerTable:
 
 
 def server_name(written: str) -> str:
-    """A server's name as tool names use it: characters outside [A-Za-z0-9_-] become '_'."""
-    return _NOT_NAME.sub("_", written)
+    """A server's name as tool names use it: characters outside [A-Za-z0-9_-] become '_',
+    with no '_' at either end (`mcp__git_` would read as server `git` in `mcp__git___x`)."""
+    return _NOT_NAME.sub("_", written).strip("_")
 
 
 def read_servers(node: yaml.Node, path: Path, own_file: bool) -> ServerTable:
@@ -114,7 +115,7 @@ class _Reader:
         servers: dict[str, McpServer] = {}
         for written, key_node, value in entries(node, self.path, "mcpServers", None):
             name = server_name(written)
-            if not name.strip("_"):
+            if not name:
                 raise self.fail(key_node, "mcpServers", "a server needs a name")
             if "__" in name:
                 raise self.fail(key_node, f"mcpServers.{written}",
@@ -238,7 +239,7 @@ def from_editor(entries: Any) -> ServerTable:
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise ValueError(f"{where} needs a name")
         name = server_name(entry["name"])
-        if not name.strip("_") or "__" in name or name in servers:
+        if not name or "__" in name or name in servers:
             raise ValueError(f"{where}: '{entry['name'][:40]}' cannot name a server here "
                              f"(empty, holds '__', or used twice)")
         kind = entry.get("type", "stdio")

@@ -33,12 +33,13 @@ Caller = Callable[[str, str, Mapping[str, Any], RunContext], tuple[str, bool]]
 def wire_name(server: str, tool: str) -> str:
     """`mcp__server__tool`, safe for every provider; past 64 characters cut + hashed.
 
-    A tool name with characters providers refuse gets a hash too, so `do.it` and
-    `do_it` of one server never share a name.
+    A tool name with characters providers refuse, or starting with '_', gets a hash too,
+    so `do.it` and `do_it` of one server never share a name, nor server `git`'s `_push`
+    another server's `push`.
     """
     safe = _NOT_NAME.sub("_", tool)
     name = f"{PREFIX}{server}__{safe}"
-    if len(name) <= MAX_NAME and safe == tool:
+    if len(name) <= MAX_NAME and safe == tool and not tool.startswith("_"):
         return name
     tag = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:8]
     return f"{name[:MAX_NAME - 9]}_{tag}"
