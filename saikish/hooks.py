@@ -105,7 +105,8 @@ class Gate:
             # No "always": an allow rule could never lift a hook's ask.
             return replace(assessment, verdict=Verdict.ASK, source=Source.UNDECIDED,
                            reason=self.reason, rule=self.rule, proposed_rules=())
-        forced = verdict is Verdict.ASK and assessment.rule is not None  # an ask rule
+        # An ask rule or a changed MCP tool: only the person answers, never a hook.
+        forced = verdict is Verdict.ASK and assessment.forced
         if self.permission == "allow" and not forced:
             return replace(assessment, verdict=Verdict.ALLOW, source=Source.HOOK,
                            reason=self.reason, rule=self.rule)

@@ -320,10 +320,6 @@ def test_auto_budget_never_answers_for_a_changed_tool(tmp_path: Path) -> None:
     assert ran == [] and session.auto_budget == 5
 
 
-@pytest.mark.xfail(strict=True, reason="HOLE: medium - a PreToolUse hook's allow lifts the forced "
-                   "ask of a changed (rug-pulled) tool, and the run then pins the new definition "
-                   "unseen: hooks.Gate.apply protects only asks with a rule "
-                   "(`assessment.rule is not None`); it should test `assessment.forced`")
 def test_a_hook_allow_does_not_answer_for_a_changed_tool(tmp_path: Path) -> None:
     _, new = _pinned_then_changed(tmp_path, [])
     got = decide(ToolCall("c1", new.name, {"text": "hi"}), _ctx(new))
