@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import ChainMap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -171,7 +172,11 @@ class Executor:
             self.events.publish(Notice(warning))
         current, rewrites = call, 0
         while True:
-            assessment = decide(current, self.session.context(self.tools))
+            # One look-up per decision: a late tool (MCP) re-listed meanwhile must not be
+            # decided in one definition, shown in another and run in a third (§7.1).
+            tool = self.tools.get(current.name)
+            tools = ChainMap({current.name: tool}, dict(self.tools)) if tool else self.tools
+            assessment = decide(current, self.session.context(tools))
             gate = self._pre_tool_hooks(current, assessment)
             if gate is not None and gate.updated is not None and gate.updated != current:
                 if rewrites < MAX_REWRITES:  # updatedInput: a new call, decided again
@@ -182,15 +187,14 @@ class Executor:
                 self.events.publish(Notice(gate.reason))
             if gate is not None:
                 assessment = gate.apply(assessment, self.session.mode)
-            self._seen[current.id] = self._state(current)  # before the box shows it
-            tool = self.tools.get(current.name)
+            self._seen[current.id] = self._state(current, tool)  # before the box shows it
             if tool is not None:
                 self._decided[current.id] = tool
             if gate is not None and gate.stop is not None and assessment.verdict is not \
                     Verdict.INVALID:  # "continue": false
                 decision = Decision.reject_hard(Source.HOOK, gate.stop)
                 break
-            decision = self._verdict(current, assessment, index, batch)
+            decision = self._verdict(current, assessment, index, batch, tool)
             if decision.edited_call is None:
                 break
             current = decision.edited_call
@@ -220,7 +224,7 @@ class Executor:
         return gate
 
     def _verdict(self, call: ToolCall, assessment: Assessment, index: int,
-                 batch: tuple[ToolCall, ...]) -> Decision:
+                 batch: tuple[ToolCall, ...], tool: Tool | None = None) -> Decision:
         verdict = assessment.verdict
         if verdict is Verdict.INVALID:
             return Decision.invalid(assessment.reason)
@@ -248,7 +252,7 @@ class Executor:
                 self.events.publish(Notice(note))
         return self.approver.ask(ApprovalRequest(
             call, assessment, index, batch, self.session.workspace, outside,
-            tool=self.tools.get(call.name),
+            tool=tool,
             always_note=self.session.always_note(assessment.proposed_rules)))
 
     def _sandbox_question(self, call: ToolCall, approved: Decision) -> str | None:
@@ -279,8 +283,7 @@ class Executor:
             return ToolResult(original.id, call.name, result.content, result.is_error)
         return ToolResult(original.id, call.name, rejection_message(call, decision), True)
 
-    def _state(self, call: ToolCall) -> str | None:
-        tool = self.tools.get(call.name)
+    def _state(self, call: ToolCall, tool: Tool | None) -> str | None:
         if tool is None or tool.state is None or call.raw_arguments is not None:
             return None
         try:

@@ -357,11 +357,6 @@ class _Relisted(Mapping[str, Tool]):
         return 1
 
 
-@pytest.mark.xfail(strict=True, reason="HOLE: medium - the executor looks the tool up three times "
-                   "(policy.decide, Executor._state, then self._decided / the box); a re-listing "
-                   "between them runs a definition nobody decided on, without asking, and pins it. "
-                   "Fix: in Executor._decide look the Tool up once, decide with a Context whose "
-                   "tools map holds that Tool, and keep/show that same Tool")
 def test_a_relisting_between_decision_and_run_does_not_run_the_new_definition(
         tmp_path: Path) -> None:
     ran: list[str] = []
