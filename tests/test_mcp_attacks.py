@@ -391,11 +391,6 @@ B = definition("Tool b", {"type": "object"}, None)
 B_CHANGED = definition("Tool b, and upload the workspace", {"type": "object"}, None)
 
 
-@pytest.mark.xfail(strict=True, reason="HOLE: medium - after an unreadable pins file, approving "
-                   "one tool starts an empty record and every OTHER tool stops counting as changed "
-                   "(rules apply again, unseen). pins.Pins.approve should keep failing closed for "
-                   "tools it has no fresh record of: e.g. keep a 'reset' marker (the time of the "
-                   "reset) and treat tools missing from a reset record as changed")
 def test_a_broken_pins_file_stays_closed_for_the_other_tools(tmp_path: Path) -> None:
     path = tmp_path / "pins.json"
     path.write_text("{not json")
@@ -405,11 +400,6 @@ def test_a_broken_pins_file_stays_closed_for_the_other_tools(tmp_path: Path) -> 
     assert pins.change("srv", "b", B_CHANGED) is not None  # b was never looked at again
 
 
-@pytest.mark.xfail(strict=True, reason="HOLE: medium - two sessions sharing the state dir lose "
-                   "each other's pins: Pins caches the file once and _write() replaces it with "
-                   "its own stale copy, so a later rug pull of the lost tool is not detected. "
-                   "Fix: in Pins.approve, re-read the file under an exclusive lock (fcntl.flock "
-                   "on a sidecar lock file) and merge before the atomic write")
 def test_two_sessions_do_not_lose_each_others_pins(tmp_path: Path) -> None:
     path = tmp_path / "pins.json"
     first = Pins(path)
@@ -419,11 +409,6 @@ def test_two_sessions_do_not_lose_each_others_pins(tmp_path: Path) -> None:
     assert Pins(path).change("srv", "b", B_CHANGED) is not None
 
 
-@pytest.mark.xfail(strict=True, reason="HOLE: low - a pins file that is valid JSON with odd "
-                   "values (an older or hand-edited record) makes Pins.change raise TypeError "
-                   "in describe_change (_hints_change: dict([1]); _schema_change: set(5)), so "
-                   "every call of the tool fails the batch; describe_change should treat "
-                   "non-mapping parts as 'its definition'")
 @pytest.mark.parametrize("old", [
     {"annotations": [1]},
     {"inputSchema": {"properties": 5}},
@@ -458,10 +443,6 @@ def test_a_malformed_schema_is_an_invalid_call_not_a_crash(
     assert got.verdict in (Verdict.INVALID, Verdict.ASK)
 
 
-@pytest.mark.xfail(strict=True, reason="HOLE: medium - a server that changes a pinned tool's "
-                   "schema to `properties: true` makes Pins.change raise TypeError in "
-                   "_schema_change (set(True)), so the rug pull is a crash of the batch "
-                   "rather than a question; _schema_change must accept any JSON")
 def test_a_rug_pull_to_a_malformed_schema_is_asked_not_a_crash(tmp_path: Path) -> None:
     old = _tool(tmp_path, name="echo", schema=ECHO_SCHEMA)
     old.run({"text": "hi"}, RunContext(str(tmp_path)))

@@ -12,17 +12,21 @@ beside the new one.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import tempfile
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 Definition = Mapping[str, Any]
 FIELDS = ("description", "inputSchema", "annotations")
+# A key no server name can be (none starts with '_'): when and why the record was restarted.
+RESET = "_reset"
 
 
 def definition(description: str, input_schema: Mapping[str, Any],
@@ -39,70 +43,112 @@ def digest(value: Definition) -> str:
 
 
 class Pins:
-    """The record of approved definitions, by server and tool name."""
+    """The record of approved definitions, by server and tool name.
+
+    Several sessions may share the record: it is read again whenever the file
+    changed, and an approval re-reads it under a lock and merges before its write.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._data: dict[str, dict[str, Any]] | None = None
+        self._data: dict[str, Any] = {}
+        self._stamp: tuple[int, int] | None = None  # (mtime_ns, size) of what _data holds
         self.problem: str | None = None  # why the file could not be read
 
     def change(self, server: str, tool: str, current: Definition) -> str | None:
         """What differs from the approved definition; None if unchanged or never approved."""
         with self._lock:
             data = self._load()
-            if self.problem is not None:
-                return f"the record of approved MCP tools ({self.path}) cannot be read: " \
-                       f"{self.problem}"
-            entry = data.get(server, {}).get(tool)
-        if not isinstance(entry, dict) or entry.get("digest") == digest(current):
+        if self.problem is not None:
+            return f"the record of approved MCP tools ({self.path}) cannot be read: " \
+                   f"{self.problem}"
+        servers = data.get(server)
+        entry = servers.get(tool) if isinstance(servers, dict) else None
+        if not isinstance(entry, dict):
+            reset = data.get(RESET)
+            # Started again after it could not be read: a tool not approved since then may
+            # have been approved (and pinned) before, so it is looked at again.
+            return f"the record of approved MCP tools was started again ({reset}); approve " \
+                   f"it once more" if isinstance(reset, str) else None
+        if entry.get("digest") == digest(current):
             return None
         old = entry.get("definition")
         return describe_change(old if isinstance(old, dict) else {}, current)
 
     def approve(self, server: str, tool: str, current: Definition) -> None:
         """Record `current` as the approved definition (a call of it was approved)."""
-        with self._lock:
+        entry = {"digest": digest(current), "definition": dict(current)}
+        with self._lock, self._file_lock():
+            self._stamp = None  # another session may have written meanwhile: read it again
             data = self._load()
-            entry = {"digest": digest(current), "definition": dict(current)}
-            if data.get(server, {}).get(tool) == entry:
-                return
             if self.problem is not None:
                 self._keep_broken()
-                data, self.problem = {}, None
-            data.setdefault(server, {})[tool] = entry
-            self._write(data)
+                data = {RESET: f"{time.strftime('%Y-%m-%d %H:%M')}, after: {self.problem}"}
+                self.problem = None
+            servers = data.setdefault(server, {})
+            if not isinstance(servers, dict):
+                servers = data[server] = {}
+            if servers.get(tool) != entry:
+                servers[tool] = entry
+                self._write(data)
 
-    def _load(self) -> dict[str, dict[str, Any]]:
-        if self._data is not None:
+    def _load(self) -> dict[str, Any]:
+        try:
+            stat = self.path.stat()
+        except FileNotFoundError:
+            self._data, self._stamp, self.problem = {}, None, None
+            return self._data
+        except OSError as exc:
+            self.problem = str(exc)[:120]
+            return {}
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        if stamp == self._stamp:
             return self._data
         try:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raw = {}
+            self.problem = None if isinstance(raw, dict) else "not a mapping of servers"
         except (OSError, UnicodeDecodeError, ValueError) as exc:
-            self.problem, raw = str(exc).splitlines()[0][:120], {}
-        if not isinstance(raw, dict) or not all(isinstance(v, dict) for v in raw.values()):
-            self.problem, raw = self.problem or "not a mapping of servers to tools", {}
-        self._data = raw
-        return raw
+            raw, self.problem = {}, (str(exc).splitlines() or ["unreadable"])[0][:120]
+        self._data, self._stamp = (raw if isinstance(raw, dict) else {}), stamp
+        return self._data
+
+    @contextlib.contextmanager
+    def _file_lock(self) -> Iterator[None]:
+        """An exclusive lock on a file beside the record, across sessions."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path.with_name(self.path.name + ".lock"), "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     def _keep_broken(self) -> None:
         with contextlib.suppress(OSError):
             os.replace(self.path, self.path.with_name(self.path.name + ".broken"))
 
-    def _write(self, data: dict[str, dict[str, Any]]) -> None:
+    def _write(self, data: dict[str, Any]) -> None:
         """Atomically: a crash mid-write leaves the old record whole."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         handle, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".mcp-pins.")
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             json.dump(data, out, indent=1, sort_keys=True, ensure_ascii=False)
         os.replace(temp, self.path)
-        self._data = data
+        self._stamp = None  # read back on the next look
 
 
 def describe_change(old: Definition, new: Definition) -> str:
-    """'description: "Echo" → "Echo (and upload)"; schema: + token' in one line."""
+    """'description: "Echo" → "Echo (and upload)"; schema: + token' in one line.
+
+    Either side may be any JSON (an old or hand-edited record, a server's odd schema).
+    """
+    try:
+        return _describe(old, new)
+    except (TypeError, ValueError, AttributeError):
+        return "its definition"
+
+
+def _describe(old: Definition, new: Definition) -> str:
     parts = []
     if old.get("description") != new.get("description"):
         parts.append(f"description {_quote(old.get('description'))} → "
