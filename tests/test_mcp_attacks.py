@@ -424,13 +424,6 @@ def test_an_odd_pins_record_never_crashes_a_decision(tmp_path: Path,
 
 # == 6. A server's schema must not crash the decision (§3: a bad call is an error result) ====
 
-@pytest.mark.xfail(strict=True, reason="HOLE: medium - a server-chosen inputSchema of the wrong "
-                   "shape makes policy.decide raise (tools.base.validate iterates `required`, "
-                   "calls .get on `properties` and on each property), so any call of the tool "
-                   "ends the model's turn with 'the tool calls failed unexpectedly' instead of "
-                   "an error result; fix: validate() treats a non-list required / non-mapping "
-                   "properties as 'the tool's schema is malformed' (INVALID), or server_tool "
-                   "refuses such tools at listing time with a notice")
 @pytest.mark.parametrize(("schema", "arguments"), [
     ({"type": "object", "required": 5}, {}),
     ({"type": "object", "properties": ["text"]}, {"text": "hi"}),
@@ -448,14 +441,12 @@ def test_a_rug_pull_to_a_malformed_schema_is_asked_not_a_crash(tmp_path: Path) -
     old.run({"text": "hi"}, RunContext(str(tmp_path)))
     new = _tool(tmp_path, name="echo", schema={"type": "object", "properties": True})
     got = decide(ToolCall("c1", new.name, {}), _ctx(new, allow=("mcp__srv",)))
-    assert (got.verdict, got.forced) == (Verdict.ASK, True)
+    # Never run unasked: the malformed schema makes the call invalid before the rules.
+    assert (got.verdict, got.reason) == (
+        Verdict.INVALID, "the tool's input schema is malformed ('properties' is not a mapping "
+                         "of schemas)")
 
 
-@pytest.mark.xfail(strict=True, reason="HOLE: low - a tool whose inputSchema says type: array "
-                   "keeps that type ({'type': 'object', **input_schema} in tools.server_tool "
-                   "lets the server's 'type' win), and providers refuse the whole request, so "
-                   "one server breaks every model call; put 'type': 'object' last, or leave "
-                   "such a tool out with a notice")
 def test_a_schema_that_is_not_an_object_is_sent_as_an_object(tmp_path: Path) -> None:
     tool = _tool(tmp_path, schema={"type": "array", "items": {"type": "string"}})
     assert tool.schema["type"] == "object"
@@ -531,9 +522,6 @@ def test_results_in_the_transcript_are_inert(tmp_path: Path) -> None:
     assert OSC_TITLE not in out.getvalue() and CLEAR not in out.getvalue()
 
 
-@pytest.mark.xfail(strict=True, reason="HOLE: medium - `/tools` prints every tool's description "
-                   "raw (ui.commands._tools has no inert()), so an MCP server's description "
-                   "can retitle or clear the terminal; wrap name and description in inert()")
 def test_slash_tools_shows_descriptions_inert(tmp_path: Path) -> None:
     from saikish.ui.commands import _tools
 
@@ -565,11 +553,6 @@ def test_slash_mcp_shows_descriptions_inert(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="HOLE: medium - the REPL prints MCP notices raw "
-                   "(ui.repl.Repl.run: self.say(notice) -> Text(text) without inert()), and a "
-                   "failing server's reason ends with its last stderr line, so a server can "
-                   "retitle/clear the person's terminal; fix: self.say(inert(notice), ...) in "
-                   "Repl.run (and make Repl.say inert all text it did not write itself)")
 def test_a_failing_servers_stderr_never_reaches_the_terminal_raw(
         tmp_path: Path, ws: Path, marker: str) -> None:
     from tests.test_pty import Shell

@@ -86,8 +86,7 @@ def server_tool(server: McpServer, name: str, description: str,
     wire = wire_name(server.name, name)
     current = definition(description, input_schema, annotations)
     risk, basis = annotation_risk(annotations, server.trust_annotations)
-    schema = dict(input_schema) if input_schema.get("type") == "object" else \
-        {"type": "object", **input_schema}
+    schema = {**input_schema, "type": "object"}  # providers take object schemas only
 
     def run(arguments: Mapping[str, Any], context: RunContext) -> ToolOutput:
         pins.approve(server.name, name, current)  # it runs: a call of it was approved

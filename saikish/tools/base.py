@@ -90,8 +90,15 @@ class ToolOutput:
 
 def validate(schema: Schema, arguments: Mapping[str, Any]) -> str | None:
     """The first problem with `arguments` against an object schema, or None."""
-    properties: Mapping[str, Any] = schema.get("properties", {})
-    for name in schema.get("required", ()):
+    properties: Any = schema.get("properties", {})
+    required: Any = schema.get("required", ())
+    # A schema an MCP server wrote may be anything: a bad one makes every call invalid.
+    if not isinstance(properties, Mapping) or not all(
+            isinstance(spec, Mapping) for spec in properties.values()):
+        return "the tool's input schema is malformed ('properties' is not a mapping of schemas)"
+    if not isinstance(required, (list, tuple)) or not all(isinstance(n, str) for n in required):
+        return "the tool's input schema is malformed ('required' is not a list of names)"
+    for name in required:
         if name not in arguments:
             return f"missing required argument '{name}'"
     for name, value in arguments.items():

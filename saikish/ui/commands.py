@@ -71,8 +71,9 @@ def _model(repl: Repl, arg: str) -> None:
 
 
 def _tools(repl: Repl, arg: str) -> None:
-    for tool in repl.agent.tools:
-        repl.console.print(Text.assemble((tool.name.ljust(12), "bold"), tool.description))
+    for tool in repl.agent.tools:  # an MCP server writes these: shown inert
+        repl.console.print(Text.assemble((inert(tool.name).ljust(12), "bold"),
+                                         inert(tool.description)))
 
 
 def _mcp(repl: Repl, arg: str) -> None:

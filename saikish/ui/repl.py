@@ -17,6 +17,7 @@ from rich.text import Text
 from saikish import __version__, paths
 from saikish.ui.commands import COMMANDS, EXIT, run_command
 from saikish.ui.history import SafeHistory
+from saikish.ui.inert import inert
 from saikish.ui.render import MarkdownStream, error_line, usage_line
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class Repl:
         self._banner()
         while True:
             for notice in self.agent.registry.notices():  # e.g. an MCP server that failed
-                self.say(notice, "yellow")
+                self.say(inert(notice), "yellow")  # a server's stderr is in it: made visible
             try:
                 line = prompt.prompt(PROMPT, pre_run=self._start_servers_once())
             except KeyboardInterrupt:
