@@ -18,6 +18,7 @@ from saikish.risk import Classification, auto_approves, classify, implied_option
 from saikish.rules import _GLOBBY, Rule, bash_rule_for, parse_rule, word_match
 from saikish.shell import (
     CATALOGUE,
+    ESCALATORS,
     XARGS_INPUT,
     SimpleCommand,
     Target,
@@ -221,8 +222,13 @@ def _decide_bash(command: str, ctx: Context) -> Assessment:
                           commands=tuple(_check(c, k) for c, k in found))
     if escalation or analysis.raw_escalation:
         word = escalation[0].basename if escalation else "an escalation command"
+        # An option that runs as another user (setpriv --reuid) says so in its caveat.
+        why = next((k.caveat for c, k in found if k.risk is Risk.ESCALATION and k.caveat and
+                    c.basename not in ESCALATORS), None)
         # No mode, rule or flag overrides this (docs/SPEC.md §4.1 step 2).
         return Assessment(Verdict.REJECT, Risk.ESCALATION, Source.ESCALATION,
+                          f"{word} is never run by saikish so: {why}; run it yourself if it is "
+                          f"needed" if why else
                           f"{word} is never run by saikish: run it yourself if it is needed",
                           commands=tuple(_check(c, k) for c, k in found))
     for cmd, _ in found:

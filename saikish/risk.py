@@ -75,6 +75,10 @@ def classify(command: SimpleCommand) -> Classification:
     findings = list(found.findings) + _stdin(command, found) + _semantic(found, command)
     findings += _secret_expansions(command)
     risk = Risk.highest([found.risk] + [f.risk for f in findings])
+    if risk is Risk.ESCALATION:  # an entry or option that runs as another user (setpriv)
+        why = next((f.why for f in findings if f.risk is Risk.ESCALATION and f.why),
+                   f"{' '.join(found.path)} runs as another user")
+        return Classification(Risk.ESCALATION, why, hard=True)
     # The hard reason first: it is why no rule can cover the command at all.
     blocking = sorted((f for f in findings if f.hard or f.index is not None),
                       key=lambda f: not f.hard)

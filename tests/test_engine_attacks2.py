@@ -6617,7 +6617,7 @@ GTFO = [
       '',
       (None),
       'machinectl shell root@',
-      'is unknown',
+      'machinectl shell runs as another user',
       None),
     G('dbus-send',
       'command',
@@ -8105,18 +8105,15 @@ ESCALATION = [
     ('nsenter -t 1 -a sudo id',
      None),
     ('machinectl shell root@ /bin/sh',
-     ('MEDIUM: machinectl runs a command as another user or group and is not an escalat'
-      'ion word: allow under full-auto')),
+     None),
     ('runuser -u root -- sh',
      None),
     ('setpriv --reuid=0 sh',
-     ('MEDIUM: setpriv runs a command as another user or group and is not an escalation'
-      ' word: allow under full-auto')),
+     None),
     ('sg root -c id',
      None),
     ('capsh --user=root --',
-     ('MEDIUM: capsh runs a command as another user or group and is not an escalation w'
-      'ord: allow under full-auto')),
+     None),
     ('newgrp root',
      None),
     ('sudo-rs id',
@@ -8138,8 +8135,7 @@ ESCALATION = [
     ('parallel sudo ::: id',
      None),
     ('systemd-run --uid=0 sh',
-     ('MEDIUM: systemd-run runs a command as another user or group and is not an escala'
-      'tion word: allow under full-auto')),
+     None),
     ('systemd-run -p User=root sh',
      ('MEDIUM: systemd-run runs a command as another user or group and is not an escala'
       'tion word: allow under full-auto')),

@@ -23,7 +23,8 @@ HERE = Path(__file__).resolve().parent
 _AKA = re.compile(r"^aka[ \t]+(.*)$", re.MULTILINE)
 _HEADERS = re.compile(r"^\[([^\]\n]+)\]", re.MULTILINE)
 _RISKS = {"read": Risk.READ_ONLY, "build": Risk.BUILD_TEST, "write": Risk.WRITE,
-          "network": Risk.NETWORK, "destructive": Risk.DESTRUCTIVE, "unknown": Risk.UNKNOWN}
+          "network": Risk.NETWORK, "destructive": Risk.DESTRUCTIVE, "unknown": Risk.UNKNOWN,
+          "escalation": Risk.ESCALATION}
 ROLES = frozenset({"path", "text", "write", "cmd", "script", "remote", "var", "assign"})
 # Roles after which every further word belongs to what runs, not to this command.
 TERMINAL_ROLES = frozenset({"cmd", "script", "remote"})
