@@ -252,6 +252,12 @@ class _Parser:
     def long_option(self, i: int, text: str) -> int | None:
         name, eq, attached = text.lstrip("-").partition("=")
         found = self.lookup_long(name)
+        if found is None and self.entry.has("glued"):
+            glued = self.lookup_glued(text)
+            if glued is not None:  # gcc -B/tmp, -ofile: the value follows the name
+                option, spelling = glued
+                return self.apply(option, i, [Word(text[len(spelling):], *self._flags(i))],
+                                  i + 1)
         if found is None:
             return self.unknown(i, text.split("=", 1)[0])
         option, spelling = found
@@ -481,6 +487,19 @@ class _Parser:
             option, key = next(iter(matches.values()))
             return option, _spelling(option, key)
         return None
+
+    def lookup_glued(self, text: str) -> tuple[Option, str] | None:
+        """The longest value-taking spelling `text` starts with (gcc's -Bprefix)."""
+        best: tuple[Option, str] | None = None
+        for table in self.tables:
+            for key, option in table.longs.items():
+                spelling = _spelling(option, key)
+                arity, optional = option.form(spelling)
+                if (arity or optional) and len(text) > len(spelling) and \
+                        text.startswith(spelling) and (best is None or
+                                                       len(spelling) > len(best[1])):
+                    best = (option, spelling)
+        return best
 
     def lookup_short(self, letter: str) -> Option | None:
         for table in self.tables:
