@@ -43,6 +43,8 @@ def parsed(command: str):  # type: ignore[no-untyped-def]
      "docker's global option with a separate value"),
     ("find . -name '*.py' -delete", ("find",), {"-name", "-delete"},
      "single-dash long options"),
+    ("gcc -Iinclude -obuild/app main.c", ("gcc",), {"-I", "-o"},
+     "gcc's single-dash options take a value glued to their name"),
 ])
 def test_options_are_read_as_the_real_program_reads_them(
         command: str, path: tuple[str, ...], options: set[str], why: str) -> None:
@@ -63,6 +65,8 @@ def test_options_are_read_as_the_real_program_reads_them(
     ("git frobnicate", Risk.UNKNOWN, "not a known subcommand", "an unknown subcommand"),
     ("uniq in out", Risk.WRITE, "uniq", "uniq's second operand is written"),
     ("yq -i .a=1 f.yml", Risk.WRITE, "yq", "yq -i edits in place"),
+    ("gcc -B/tmp x.c", Risk.UNKNOWN, "gcc -B", "a glued value is still that option (-B runs "
+                                                 "programs from the directory)"),
 ])
 def test_dangerous_forms_raise_risk_with_a_reason(command: str, risk: Risk, caveat: str,
                                                   why: str) -> None:
