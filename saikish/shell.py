@@ -33,10 +33,20 @@ _RAW_ESCALATION = re.compile(
 
 
 def mentions_escalation(text: str) -> str | None:
-    """The escalation word `text` holds once its quotes are taken away, or None."""
-    plain = text.replace("\\", "").replace("'", " ").replace('"', " ")
-    found = _RAW_ESCALATION.search(plain)
-    return found.group(0).strip(" \t\n;&|(`{!/=") if found else None
+    """The escalation word `text` holds once its quotes are taken away, or None.
+
+    Read twice: quotes as word breaks ('sudo' id), and quotes, backslashes and empty
+    substitutions as nothing, as bash joins them (s''udo, s$()udo, s``udo).
+    """
+    for plain in (text.replace("\\", "").replace("'", " ").replace('"', " "),
+                  _NOTHING.sub("", text)):
+        found = _RAW_ESCALATION.search(plain)
+        if found:
+            return found.group(0).strip(" \t\n;&|(`{!/=")
+    return None
+
+
+_NOTHING = re.compile(r"\\|'|\"|\$\(\s*\)|``")
 _SPECIAL_CHARS = re.compile(r"[\\'\"$`*?\[{~]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 MAX_DEPTH = 12

@@ -8064,8 +8064,7 @@ ESCALATION = [
     ('$(echo sudo) id',
      None),
     ('s$()udo id',
-     ('MEDIUM: a command name built at run time could be sudo: asked, not rejected, so '
-      '--auto-approve runs it')),
+     None),
     ('eval sudo id',
      None),
     ("eval 'su'' -'",
