@@ -21,6 +21,8 @@ from saikish.types import Risk
 
 _GLOB_CHARS = "*?[{"
 
+# The names that make a program read a file argument from its standard input.
+STDIN_NAMES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 
 @dataclass(frozen=True)
 class Word:
@@ -146,6 +148,8 @@ class _State:
     writes_operands: bool = False
     code_operand: bool = False
     has_code: bool = False
+    # An option named stdin as the file of code it runs (make -f -, awk -f /dev/stdin).
+    code_from_stdin: bool = False
     # -e PATTERN / -f FILE given: a leading `text` operand role is files instead (grep).
     pattern_given: bool = False
     # A listing or checking mode (unzip -l, git clean -n): nothing is written.
@@ -340,6 +344,8 @@ class _Parser:
             state.chdir = value
         if Effect.READS_AT in effects and value is not None:
             state.reads.extend(_at_files(value))
+        if Effect.CODE_FILE in effects and value is not None and value.value in STDIN_NAMES:
+            state.code_from_stdin = True  # make -f -: the makefile is whatever stdin holds
         if Effect.SETS in effects and value is not None:
             self.variable(value.value if value.literal else "$dynamic")
         if Effect.WRITES_OPERANDS in effects:
@@ -458,7 +464,7 @@ class _Parser:
                 Risk.UNKNOWN, f"{self.path[0]} runs code given on the command line", hard=True))
 
     def script_operand(self, w: Word) -> None:
-        if w.value in ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"):
+        if w.value in STDIN_NAMES:
             return  # the code comes from stdin: judged with the stdin it is fed
         self.state.has_code = True
         if w.value.startswith(("<(", "/dev/fd/", "/proc/self/fd/")) or not w.literal:
@@ -560,7 +566,8 @@ class _Parser:
                 risk, why or f"{' '.join(self.path)} with operands is {_risk_name(risk)}", first))
         base = Risk.READ_ONLY if state.lists else entry.risk
         risk = Risk.highest([base] + [f.risk for f in state.findings])
-        stdin_code = entry.stdin_code and not state.has_code and not state.lists
+        stdin_code = (entry.stdin_code and not state.has_code and not state.lists) or \
+            state.code_from_stdin
         return Parse(
             self.path, True, risk, tuple(state.findings), tuple(state.options),
             tuple(w.value for _, w in state.operands), tuple(state.reads),

@@ -159,3 +159,13 @@ def test_every_name_the_engine_knew_before_is_catalogued() -> None:
              "poetry make pytest python python3 node bash sh perl ruby dd iconv man dc").split()
     missing = [name for name in known if CATALOGUE.get(name) is None]
     assert missing == []
+
+
+@pytest.mark.parametrize(("command", "from_stdin"), [
+    ("make -f - all", True), ("make --file=/dev/stdin", True), ("make -f Makefile.dev", False),
+    ("make test", False),
+])
+def test_a_code_file_naming_stdin_makes_the_input_code(command: str, from_stdin: bool) -> None:
+    """make -f -: the makefile (code) is whatever the input holds, as for an interpreter."""
+    assert parsed(command).stdin_code is from_stdin
+

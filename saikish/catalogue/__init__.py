@@ -55,6 +55,7 @@ class Effect(enum.Enum):
     CHDIR = "chdir"
     RUNS_MODULE = "runs-module"
     READS_AT = "reads-at"
+    CODE_FILE = "code-file"
 
 
 @dataclass(frozen=True)
