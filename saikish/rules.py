@@ -125,7 +125,10 @@ def bash_rule_for(words: Sequence[str], prefix: bool) -> str:
 
 
 def _needs_quote(word: str) -> bool:
-    return word == "" or any(c.isspace() or c in "'\"()\\" for c in word)
+    return word == "" or _QUOTE_NEEDED.search(word) is not None
+
+
+_QUOTE_NEEDED = re.compile(r"[\s'\"()\\]")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -158,7 +161,9 @@ def _parse_bash(inner: str, text: str, origin: str) -> Rule:
         colon = False
         prefix = False
     try:
-        words = shlex.split(inner)
+        # With no quote or backslash, shlex.split() only splits at its blanks: the fast way.
+        words = shlex.split(inner) if _QUOTING.search(inner) else \
+            [w for w in _SHLEX_BLANKS.split(inner) if w]
     except ValueError as exc:
         raise RuleError(f"'{text}': {exc}", origin) from None
     if not colon and words and words[-1] == "*":
@@ -234,6 +239,8 @@ def word_match(word: str, pattern: str) -> bool:
 
 
 _GLOBBY = re.compile(r"[*?\[]")
+_QUOTING = re.compile(r"['\"\\]")
+_SHLEX_BLANKS = re.compile(r"[ \t\r\n]+")  # shlex's whitespace, not every Unicode space
 _DOTDOT = re.compile(r"(?:^|/)\.\.(?:/|$)")
 
 

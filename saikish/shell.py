@@ -11,6 +11,7 @@ scripts): those are followed. Anything not understood is reported in
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import re
@@ -110,9 +111,9 @@ class SimpleCommand:
         """The command name as written ('' for a bare assignment)."""
         return self.argv[0] if self.argv else ""
 
-    @property
+    @functools.cached_property
     def basename(self) -> str:
-        """The command name without its directory."""
+        """The command name without its directory (asked for many times per command)."""
         return os.path.basename(self.name)
 
     @property

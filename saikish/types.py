@@ -32,20 +32,26 @@ class Risk(enum.Enum):
     UNKNOWN = (5, Level.HIGH)
     ESCALATION = (6, Level.CRITICAL)
 
+    # `_value_` rather than `value`: the engine asks these for every word it reads, and
+    # enum's `value` descriptor costs several times a plain attribute.
     @property
     def rank(self) -> int:
         """Position in the order; the riskiest of several wins."""
-        return self.value[0]
+        return self._value_[0]
 
     @property
     def level(self) -> Level:
         """The autonomy matrix column this risk falls in."""
-        return self.value[1]
+        return self._value_[1]
 
     @staticmethod
     def highest(risks: Any) -> Risk:
         """The riskiest of `risks`; READ_ONLY for none."""
-        return max(risks, key=lambda r: r.rank, default=Risk.READ_ONLY)
+        return max(risks, key=_rank, default=Risk.READ_ONLY)
+
+
+def _rank(risk: Risk) -> int:
+    return risk._value_[0]
 
 
 class Autonomy(enum.Enum):
