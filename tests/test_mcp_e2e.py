@@ -31,16 +31,17 @@ CLI = Callable[..., Run]
 
 def server_config(tmp: Path, ws: Path, *, name: str = "fx", allow: tuple[str, ...] = (),
                   deny: tuple[str, ...] = (), env: dict[str, str] | None = None,
-                  extra: str = "", command: list[str] | None = None) -> str:
+                  command: list[str] | None = None, hooks: dict[str, Any] | None = None) -> str:
     """An agent.yml (given with -c: the person's own, so annotations are trusted by default)."""
     argv = command or [sys.executable, str(FIXTURE)]
     environment = {"FIXTURE_DIR": str(ws), **(env or {})}
     text = {
         "mcpServers": {name: {"command": argv[0], "args": argv[1:], "env": environment}},
         "permissions": {"allow": list(allow), "deny": list(deny)},
+        **({"hooks": hooks} if hooks else {}),
     }
     path = tmp / "cfg.yml"
-    path.write_text(json.dumps(text) + "\n" + extra, encoding="utf-8")  # JSON is YAML
+    path.write_text(json.dumps(text) + "\n", encoding="utf-8")  # JSON is YAML
     return str(path)
 
 
@@ -303,3 +304,33 @@ def test_a_definition_changed_mid_session_is_asked_again(
     record = second.records[0]
     assert record.decision.source.value == "no_tty"  # nobody here may approve the change
     assert "mcp__fx__echo changed since a call of it was approved" in record.result.content
+
+
+# A PreToolUse hook as Claude Code's docs write them for MCP tools: the matcher names the
+# server's tools, the script reads tool_name and tool_input from its stdin.
+DENY_DELETES = r"""#!/usr/bin/env python3
+import json, sys
+data = json.load(sys.stdin)
+if data["tool_name"].endswith("__delete_all"):
+    print(f"{data['tool_name']} is off limits ({data['tool_input']['pattern']})", file=sys.stderr)
+    sys.exit(2)
+"""
+
+
+def test_a_claude_code_hook_matches_mcp_tool_names(tmp_path: Path, ws: Path, cli: CLI,
+                                                    tag: str) -> None:
+    (ws / "a.log").write_text("x")
+    hook = tmp_path / "deny.py"
+    hook.write_text(DENY_DELETES)
+    hook.chmod(0o755)
+    hooks = {"PreToolUse": [{"matcher": "mcp__fx__.*",
+                             "hooks": [{"type": "command", "command": str(hook)}]}]}
+    cfg = server_config(tmp_path, ws, env={"FIXTURE_TAG": tag}, hooks=hooks)
+    model = calls_script(tmp_path, ("mcp__fx__delete_all", {"pattern": "*.log"}),
+                         ("mcp__fx__echo", {"text": "hi"}))
+    data = run_json(cli, "-c", cfg, "-m", model, "-p", "go", "--auto-approve")
+    delete, echo = data["calls"]
+    assert (delete["decision"], delete["source"]) == ("rejected_soft", "hook")
+    assert delete["feedback"] == "mcp__fx__delete_all is off limits (*.log)"
+    assert (echo["decision"], echo["source"]) == ("approved", "autonomy")
+    assert (ws / "a.log").exists()
