@@ -154,6 +154,8 @@ class _State:
     pattern_given: bool = False
     # A listing or checking mode (unzip -l, git clean -n): nothing is written.
     lists: bool = False
+    # An option kept the command as the person (systemd-run --user): no escalation.
+    as_user: bool = False
     # The directory it works in (env -C DIR, git -C DIR, make -C DIR).
     chdir: Word | None = None
 
@@ -340,6 +342,8 @@ class _Parser:
             state.has_code = True  # dc -e SCRIPT: the program is given, not read from stdin
         if Effect.LISTS in effects:
             state.lists = True
+        if Effect.AS_USER in effects:
+            state.as_user = True
         if Effect.CHDIR in effects and value is not None:
             state.chdir = value
         if Effect.READS_AT in effects and value is not None:
@@ -561,10 +565,16 @@ class _Parser:
                    not fnmatch.fnmatchcase(w.value, entry.if_operands[3])]
         if entry.if_operands and len(counted) >= entry.if_operands[0] and not state.lists:
             _, risk, why, _except = entry.if_operands
+            if risk is Risk.ESCALATION and state.as_user:  # systemd-run --user CMD
+                risk = Risk.UNKNOWN
+                why = f"{' '.join(self.path)} runs what it is given as the person, but outside " \
+                      f"this session, where saikish cannot see it"
             first = counted[0][0] if counted else None
             state.findings.append(Finding(
                 risk, why or f"{' '.join(self.path)} with operands is {_risk_name(risk)}", first))
         base = Risk.READ_ONLY if state.lists else entry.risk
+        if base is Risk.ESCALATION and state.as_user:
+            base = Risk.UNKNOWN
         risk = Risk.highest([base] + [f.risk for f in state.findings])
         stdin_code = (entry.stdin_code and not state.has_code and not state.lists) or \
             state.code_from_stdin

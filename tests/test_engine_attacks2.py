@@ -8120,8 +8120,7 @@ ESCALATION = [
     ('systemd-run --uid=0 sh',
      None),
     ('systemd-run -p User=root sh',
-     ('MEDIUM: systemd-run runs a command as another user or group and is not an escala'
-      'tion word: allow under full-auto')),
+     None),
     ('ksu',
      None),
     ('please id',

@@ -56,6 +56,7 @@ class Effect(enum.Enum):
     RUNS_MODULE = "runs-module"
     READS_AT = "reads-at"
     CODE_FILE = "code-file"
+    AS_USER = "as-user"
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ class Option:
     def raises(self) -> bool:
         """True when using this option changes what the command does beyond its base."""
         harmless = {Effect.READS, Effect.ENDS_OPTIONS, Effect.SETS, Effect.GIVES_PATTERN,
-                    Effect.LISTS, Effect.CHDIR, Effect.READS_AT}
+                    Effect.LISTS, Effect.CHDIR, Effect.READS_AT, Effect.AS_USER}
         return self.risk is not None or bool(self.effects - harmless)
 
 
