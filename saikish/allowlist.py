@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +36,7 @@ from saikish.allowlist_text import (
     rule_yaml,
     same_dir,
 )
+from saikish.atomic import atomic_write
 from saikish.errors import ConfigError, RuleError
 from saikish.rules import Rule, parse_rule
 from saikish.yamlfile import STD, check_tag, compose, is_null, line_of, plain, read_text
@@ -163,33 +163,11 @@ class Allowlist:
             raise AllowlistError(f"{self.path}: could not update the file safely")
         target = self.target()
         try:
-            _replace(target, new)
+            atomic_write(target, new)
         except OSError as exc:
             raise AllowlistError(f"{self.path}: cannot write: {exc.strerror or exc}; "
                                  f"the file is unchanged") from None
         self._stamp = None
-
-
-def _replace(target: Path, new: str) -> None:
-    """Write `new` beside `target` and rename it over, keeping the file's mode."""
-    mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(prefix=".allowlist.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(new)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _texts(state: AllowlistState) -> dict[tuple[str, str], list[str]]:

@@ -7,17 +7,16 @@ looks at it. The store lives in the state dir, never in a repository.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from saikish import paths
+from saikish.atomic import atomic_write
 from saikish.config import Config, Layer, merge, project_layer, read_layers
 from saikish.errors import SaikishError
 from saikish.ui.inert import inert
@@ -68,14 +67,8 @@ class TrustStore:
 
     def _write(self, entries: dict[str, object]) -> None:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".trusted.", dir=self.path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(entries, handle, indent=1, sort_keys=True)
-            os.replace(tmp, self.path)
+            atomic_write(self.path, json.dumps(entries, indent=1, sort_keys=True), private=True)
         except OSError as exc:
-            with contextlib.suppress(NameError, OSError):
-                Path(tmp).unlink()
             raise TrustError(f"{self.path}: cannot save the trust answer: "
                              f"{exc.strerror or exc}") from None
 

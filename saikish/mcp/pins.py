@@ -16,12 +16,13 @@ import fcntl
 import hashlib
 import json
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+from saikish.atomic import atomic_write
 
 Definition = Mapping[str, Any]
 FIELDS = ("description", "inputSchema", "annotations")
@@ -130,10 +131,8 @@ class Pins:
 
     def _write(self, data: dict[str, Any]) -> None:
         """Atomically: a crash mid-write leaves the old record whole."""
-        handle, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".mcp-pins.")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=1, sort_keys=True, ensure_ascii=False)
-        os.replace(temp, self.path)
+        atomic_write(self.path, json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False),
+                     private=True)
         self._stamp = None  # read back on the next look
 
 

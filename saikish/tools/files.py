@@ -13,11 +13,11 @@ import fnmatch
 import hashlib
 import os
 import re
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from saikish.atomic import atomic_write
 from saikish.boundary import is_secret
 from saikish.risk import write_risk
 from saikish.tools.base import RunContext, Tool, ToolOutput
@@ -204,40 +204,6 @@ def apply_edit(text: str, args: Mapping[str, Any]) -> str | ToolOutput:
         return ToolOutput(f"old_string occurs {count} times; add context to make it unique "
                           f"or set replace_all", True)
     return text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temp file and a rename, keeping the mode.
-
-    A new file gets the mode the umask gives (as `>` in a shell would), not the
-    temp file's 0600.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~current_umask()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())  # the rename must not land before the data does
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def current_umask() -> int:
-    """The process umask, read without changing it where /proc allows."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)  # the portable way: set and restore at once
-    os.umask(mask)
-    return mask
 
 
 def _read_only(args: Mapping[str, Any], workspace: str) -> Risk:

@@ -1,0 +1,46 @@
+"""Files written whole or not at all: a temp file beside the target, fsync, then a rename.
+
+Used for everything saikish writes that a crash must not truncate: the file
+tools' writes, the allowlist, the trust store, the record of approved MCP tools.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def atomic_write(path: Path, text: str, private: bool = False) -> None:
+    """Write `text` to `path` through a temp file and a rename.
+
+    The file keeps its mode; a new file gets the mode the umask gives (as `>` in a
+    shell would). `private` files (saikish's own records) are always 0600.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = 0o600 if private else path.stat().st_mode & 0o7777 if path.exists() else \
+        0o666 & ~current_umask()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())  # the rename must not land before the data does
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it where /proc allows."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # the portable way: set and restore at once
+    os.umask(mask)
+    return mask
