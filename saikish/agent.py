@@ -106,11 +106,7 @@ class Agent:
                               Mode(mode or config.confirmation.mode),
                               Autonomy(autonomy or config.confirmation.autonomy))
             session.hooks = Hooks.from_config(config, session.workspace, session.id)
-            if len(config.mcp_servers):
-                from saikish.mcp.host import host_for
-
-                session.mcp = host_for(config.mcp_servers, session.workspace,
-                                       config.secrets())
+            session.attach_mcp()
         if isinstance(model, str):
             model = load_model(parse_spec(model, config), config)
         chosen = list(builtin_tools().values()) if tools is None else flatten(tools)

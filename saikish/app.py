@@ -78,10 +78,7 @@ def make_session(args: argparse.Namespace, config: Config, workspace: str,
     session.audit = AuditLog(paths.state_dir() / "audit.jsonl", session.id,
                              workspace=workspace)
     session.sandbox = start_sandbox(SandboxMode(args.sandbox or config.sandbox), workspace)
-    if len(config.mcp_servers):  # started later: never before the prompt (§7.1)
-        from saikish.mcp.host import host_for
-
-        session.mcp = host_for(config.mcp_servers, workspace, config.secrets())
+    session.attach_mcp()  # started later: never before the prompt (§7.1)
     if not getattr(args, "no_hooks", False):
         from saikish.hooks import Hooks
 

@@ -48,6 +48,19 @@ class Session:
     mcp: McpHost | None = None
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
+    def attach_mcp(self) -> McpHost | None:
+        """A host for the config's MCP servers, not started yet; None when there are none.
+
+        The host (and what it imports) is loaded only when a server is configured.
+        """
+        if len(self.config.mcp_servers):
+            from saikish import paths
+            from saikish.mcp.host import McpHost
+
+            self.mcp = McpHost(self.config.mcp_servers, self.workspace, paths.state_dir(),
+                               self.config.secrets())
+        return self.mcp
+
     def close(self) -> None:
         """Release what the session started (MCP servers); safe to call twice."""
         if self.mcp is not None:

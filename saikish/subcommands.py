@@ -94,13 +94,10 @@ def _check_tools(args: argparse.Namespace, session: Session, io: Streams) -> Map
 
     tools = ToolRegistry(builtin_tools())
     if args.tool and args.tool.startswith("mcp__"):
-        from saikish.mcp.host import host_for
-
-        session.mcp = host_for(session.config.mcp_servers, session.workspace,
-                               session.config.secrets())
-        if session.mcp is not None:
-            tools.add_source(session.mcp)
-            session.mcp.wait_ready()
+        host = session.attach_mcp()
+        if host is not None:
+            tools.add_source(host)
+            host.wait_ready()
         for line in tools.notices():
             print(f"saikish: {line}", file=io.stderr)
     return tools

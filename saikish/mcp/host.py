@@ -33,14 +33,6 @@ STARTUP_TIMEOUT = 30.0  # seconds; SAIKISH_MCP_STARTUP_TIMEOUT overrides
 _VARIABLE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 
-def host_for(table: ServerTable, workspace: str, secrets: tuple[str, ...] = ()
-             ) -> McpHost | None:
-    """The host of a session's configured servers, not started; None when there are none."""
-    from saikish import paths
-
-    return McpHost(table, workspace, paths.state_dir(), secrets) if len(table) else None
-
-
 class SpecError(Exception):
     """A server cannot be started as configured (an unset variable, a missing cwd)."""
 
