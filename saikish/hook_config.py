@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from saikish.errors import ConfigError
-from saikish.yamlfile import check_tag, entries, is_null, line_of, plain
+from saikish.yamlfile import check_tag, entries, is_null, line_of, plain, seconds
 
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart",
           "Notification")
@@ -138,10 +138,4 @@ class _Reader:
                         f"{self.path}:{line_of(fields['command'])}")
 
     def timeout(self, node: yaml.Node | None, key: str) -> float:
-        if node is None or is_null(node):
-            return DEFAULT_TIMEOUT
-        value = plain(node, self.path, f"{key}.timeout")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise self.fail(node, f"{key}.timeout", f"must be a number of seconds > 0, "
-                                                    f"not '{str(value)[:40]}'")
-        return float(value)
+        return seconds(node, self.path, f"{key}.timeout", DEFAULT_TIMEOUT)

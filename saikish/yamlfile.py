@@ -117,6 +117,17 @@ def entries(node: yaml.Node, path: Path | str, where: str,
     return out
 
 
+def seconds(node: yaml.Node | None, path: Path | str, where: str, default: float) -> float:
+    """A number of seconds > 0 (a timeout); `default` when the key is absent or empty."""
+    if node is None or is_null(node):
+        return default
+    value = plain(node, path, where)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ConfigError(f"must be a number of seconds > 0, not '{str(value)[:40]}'", path,
+                          line_of(node), where)
+    return float(value)
+
+
 def is_null(node: yaml.Node) -> bool:
     """True for an empty value ('key:' with nothing after it, '~', 'null')."""
     return isinstance(node, yaml.ScalarNode) and node.tag == STD + "null"

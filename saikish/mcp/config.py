@@ -28,12 +28,13 @@ from typing import Any
 import yaml
 
 from saikish.errors import ConfigError
-from saikish.yamlfile import entries, is_null, line_of, plain
+from saikish.yamlfile import entries, is_null, line_of, plain, seconds
 
 SERVER_KEYS = ("type", "command", "args", "env", "cwd", "url", "headers", "timeout",
                "trustAnnotations", "includeTools", "excludeTools")
 TYPES = ("stdio", "http", "streamable-http")
 DEFAULT_TIMEOUT = 60.0
+Fields = Mapping[str, tuple[yaml.Node, yaml.Node]]  # a mapping's keys: (key node, value node)
 _NOT_NAME = re.compile(r"[^A-Za-z0-9_-]")
 
 
@@ -159,67 +160,63 @@ class _Reader:
             name=name, command=command, args=self.strings(fields, "args", key),
             env=self.names(fields, "env", key), cwd=self.text(fields, "cwd", key), url=url,
             headers=self.names(fields, "headers", key),
-            timeout=self.seconds(fields, "timeout", key),
+            timeout=seconds(fields["timeout"][1] if "timeout" in fields else None, self.path,
+                            f"{key}.timeout", DEFAULT_TIMEOUT),
             trust_annotations=self.own_file if trust is None else trust,
             include=self.strings(fields, "includeTools", key),
             exclude=self.strings(fields, "excludeTools", key),
             origin=f"{self.path}:{line_of(key_node)}")
 
-    def text(self, fields: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str,
-             key: str) -> str | None:
+    def given(self, fields: Fields, name: str, key: str) -> tuple[yaml.Node, Any, str] | None:
+        """The node, the plain value and the dotted key of `name`; None when absent or empty."""
         if name not in fields or is_null(fields[name][1]):
             return None
         node = fields[name][1]
-        value = plain(node, self.path, f"{key}.{name}")
-        if not isinstance(value, (str, int, float)) or isinstance(value, bool) \
-                or not str(value).strip():
-            raise self.fail(node, f"{key}.{name}", "must be a non-empty string")
+        return node, plain(node, self.path, f"{key}.{name}"), f"{key}.{name}"
+
+    def text(self, fields: Fields, name: str, key: str) -> str | None:
+        given = self.given(fields, name, key)
+        if given is None:
+            return None
+        node, value, where = given
+        if not _scalar(value) or not str(value).strip():
+            raise self.fail(node, where, "must be a non-empty string")
         return str(value)
 
-    def strings(self, fields: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str,
-                key: str) -> tuple[str, ...]:
-        if name not in fields or is_null(fields[name][1]):
+    def strings(self, fields: Fields, name: str, key: str) -> tuple[str, ...]:
+        given = self.given(fields, name, key)
+        if given is None:
             return ()
-        node = fields[name][1]
-        value = plain(node, self.path, f"{key}.{name}")
-        if not isinstance(value, list) or not all(
-                isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
-            raise self.fail(node, f"{key}.{name}", "must be a list of strings")
+        node, value, where = given
+        if not isinstance(value, list) or not all(_scalar(v) for v in value):
+            raise self.fail(node, where, "must be a list of strings")
         return tuple(str(v) for v in value)
 
-    def names(self, fields: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str,
-              key: str) -> dict[str, str]:
-        if name not in fields or is_null(fields[name][1]):
+    def names(self, fields: Fields, name: str, key: str) -> dict[str, str]:
+        given = self.given(fields, name, key)
+        if given is None:
             return {}
-        node = fields[name][1]
-        value = plain(node, self.path, f"{key}.{name}")
-        if not isinstance(value, dict) or not all(
-                isinstance(v, (str, int, float)) and not isinstance(v, bool)
-                for v in value.values()):
-            raise self.fail(node, f"{key}.{name}", "must map names to strings")
+        node, value, where = given
+        if not isinstance(value, dict) or not all(_scalar(v) for v in value.values()):
+            raise self.fail(node, where, "must map names to strings")
         bad = next((k for k in value if not k or "=" in k or "\0" in k), None)
         if bad is not None:
-            raise self.fail(node, f"{key}.{name}", f"'{bad[:40]}' is not a valid name")
+            raise self.fail(node, where, f"'{bad[:40]}' is not a valid name")
         return {k: str(v) for k, v in value.items()}
 
-    def flag(self, fields: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str,
-             key: str) -> bool | None:
-        if name not in fields or is_null(fields[name][1]):
+    def flag(self, fields: Fields, name: str, key: str) -> bool | None:
+        given = self.given(fields, name, key)
+        if given is None:
             return None
-        value = plain(fields[name][1], self.path, f"{key}.{name}")
+        node, value, where = given
         if not isinstance(value, bool):
-            raise self.fail(fields[name][1], f"{key}.{name}", "must be true or false")
+            raise self.fail(node, where, "must be true or false")
         return value
 
-    def seconds(self, fields: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str,
-                key: str) -> float:
-        if name not in fields or is_null(fields[name][1]):
-            return DEFAULT_TIMEOUT
-        value = plain(fields[name][1], self.path, f"{key}.{name}")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise self.fail(fields[name][1], f"{key}.{name}",
-                            f"must be a number of seconds > 0, not '{str(value)[:40]}'")
-        return float(value)
+
+def _scalar(value: Any) -> bool:
+    """A YAML value that reads as a string (a number too, never true/false)."""
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
 
 
 def from_editor(entries: Any) -> ServerTable:
