@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from saikish.events import (
         CallDecided,
         CallFinished,
+        CallProgress,
         CallProposed,
         CallStarted,
         ErrorOccurred,
@@ -46,8 +47,8 @@ _HOMES = {
     "saikish.approval": ("ApprovalRequest", "Approver", "ConfirmHooks", "DeadlineApprover",
                          "NoTerminalApprover"),
     "saikish.errors": ("ConfigError", "ModelError", "RuleError", "SaikishError", "UsageError"),
-    "saikish.events": ("CallDecided", "CallFinished", "CallProposed", "CallStarted",
-                       "ErrorOccurred", "Event", "EventBus", "Notice", "RetryNotice", "RunEnded",
+    "saikish.events": ("CallDecided", "CallFinished", "CallProgress", "CallProposed",
+                       "CallStarted", "ErrorOccurred", "Event", "EventBus", "Notice", "RetryNotice", "RunEnded",
                        "TextDelta", "TurnEnded", "TurnStarted", "UsageReported"),
     "saikish.tools.base": ("Tool", "ToolOutput"),
     "saikish.tools.function": ("ToolContext", "Toolset", "tool"),
@@ -58,7 +59,7 @@ _WHERE = {name: module for module, names in _HOMES.items() for name in names}
 __all__ = [
     "__version__",
     "Agent", "ApprovalRequest", "Approver", "Autonomy", "CallDecided", "CallFinished",
-    "CallProposed", "CallStarted", "ConfigError", "ConfirmHooks", "DeadlineApprover",
+    "CallProgress", "CallProposed", "CallStarted", "ConfigError", "ConfirmHooks", "DeadlineApprover",
     "Decision", "ErrorOccurred", "Event", "EventBus", "Mode", "ModelError",
     "NoTerminalApprover", "Notice", "Outcome", "RetryNotice", "Risk", "RuleError", "RunEnded",
     "RunResult", "SaikishError", "Source", "TextDelta", "Tool", "ToolCall", "ToolContext",

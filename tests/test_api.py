@@ -77,6 +77,14 @@ def test_the_package_exports_the_documented_surface() -> None:
         _ = saikish.Nope
 
 
+
+def test_every_event_type_is_exported() -> None:
+    from saikish.events import EVENT_TYPES
+
+    for kind in EVENT_TYPES:
+        assert getattr(saikish, kind.__name__) is kind, kind
+
+
 def test_decision_constructors_read_as_english() -> None:
     call = ToolCall("c", "bash", {"command": "ls"})
     assert Decision.approve(Source.USER).approved
