@@ -10,34 +10,25 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pexpect
 import pytest
 
 from tests.conftest import Run
-from tests.test_mcp_e2e import _running, calls_script, server_config
-from tests.test_pty import Shell, start
+from tests.test_mcp_e2e import calls_script, server_config, tag
+from tests.test_pty import Shell, shell, start
+
+__all__ = ["shell", "tag"]  # the fixtures
 
 pytestmark = pytest.mark.slow  # each test starts saikish in a real pseudo-terminal
 
 
 @pytest.fixture
-def shells(tag: str) -> Iterator[list[Shell]]:
-    made: list[Shell] = []
-    yield made
-    for each in made:
-        each.child.close(force=True)
-
-
-@pytest.fixture
-def tag() -> Iterator[str]:
-    import uuid
-
-    marker = uuid.uuid4().hex
-    yield marker
-    assert _running(marker) == [], "an MCP server outlived saikish"
+def shells(tag: str, shell: list[Shell]) -> list[Shell]:
+    """test_pty's shells, closed before `tag` checks that no server outlived them."""
+    return shell
 
 
 def until_ready(s: Shell, line: str = "fx ready") -> None:
