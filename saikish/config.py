@@ -296,6 +296,8 @@ def _build(values: Mapping[str, Any], rules: Mapping[str, list[Rule]],
 
 # -- llm values --------------------------------------------------------------------------
 
+# $VAR and ${VAR}, as agent.yml may write them in values read from the environment.
+ENV_VARIABLE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 _LLM_KEYS = {"api_key": "llm.apiKey", "base_url": "llm.baseURL"}
 
 
@@ -317,11 +319,10 @@ def expand_env(value: str, what: str, config: Config) -> str:
             raise ConfigError(f"environment variable {name} is not set", where, key=what)
         return os.environ[name]
 
-    return re.sub(r"\$\{(\w+)\}|\$(\w+)", substitute, value)
+    return ENV_VARIABLE.sub(substitute, value)
 
 
 def _expand_quietly(value: str) -> str:
-    return re.sub(r"\$\{(\w+)\}|\$(\w+)",
-                  lambda m: os.environ.get(m.group(1) or m.group(2), ""), value)
+    return ENV_VARIABLE.sub(lambda m: os.environ.get(m.group(1) or m.group(2), ""), value)
 
 

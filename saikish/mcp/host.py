@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from saikish.childenv import OWN_KEYS
+from saikish.config import ENV_VARIABLE
 from saikish.mcp.config import McpServer, ServerTable
 from saikish.mcp.pins import Pins
 from saikish.mcp.tools import server_tool
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 # What a stdio server inherits from saikish's environment; the rest comes from its `env`.
 PASSED = ("HOME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR")
 STARTUP_TIMEOUT = 30.0  # seconds; SAIKISH_MCP_STARTUP_TIMEOUT overrides
-_VARIABLE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 
 class SpecError(Exception):
@@ -150,14 +150,15 @@ class McpHost:
 
     def lines(self) -> list[ServerLine]:
         """Each configured server with its state and tools, in config order."""
+        from saikish.mcp.client import State
+
         status = {s.name: s for s in self._servers.status()} if self._servers else {}
-        tools = self.tools()
         out = []
         for server in self.table:
-            mine = tuple(t for n, t in sorted(tools.items())
-                         if n in self._tools.get(server.name, ((), {}))[1])
-            out.append(_line(server, status.get(server.name), self._refused.get(server.name),
-                             mine, self.started))
+            now = status.get(server.name)
+            mine = tuple(t for _, t in sorted(self._built(now).items())) \
+                if now is not None and now.state is State.READY else ()
+            out.append(_line(server, now, self._refused.get(server.name), mine, self.started))
         return out
 
     # -- the client's side ---------------------------------------------------------------
@@ -227,7 +228,7 @@ class _Expander:
                                   f"to a server ({self.server.origin})")
             return self.environ[name]
 
-        expanded = _VARIABLE.sub(substitute, value)
+        expanded = ENV_VARIABLE.sub(substitute, value)
         if any(secret in expanded for secret in self.secrets):
             raise OwnKeyError(f"a value holds saikish's own API key; it is never passed to a "
                               f"server ({self.server.origin})")
