@@ -273,6 +273,15 @@ def _let(found: Parse) -> list[Finding]:
     return []
 
 
+def _integer(found: Parse) -> list[Finding]:
+    # declare -i x='a[$(cmd)]': an integer variable's value is evaluated as arithmetic.
+    if any(name == "-i" for name, _ in found.options) and \
+            any("[" in w.split("=", 1)[1] for w in found.operands if "=" in w):
+        return [Finding(U, f"{found.path[0]} -i evaluates the value as arithmetic, and its "
+                           f"array subscript can run code", hard=True)]
+    return []
+
+
 def _test(found: Parse) -> list[Finding]:
     words = found.operands
     for i, word in enumerate(words[:-1]):
@@ -378,7 +387,8 @@ _SEMANTIC: dict[tuple[str, ...], Callable[[Parse], list[Finding]]] = {
     ("sed",): _sed, ("gsed",): _sed, ("awk",): _awk, ("gawk",): _awk, ("mawk",): _awk,
     ("nawk",): _awk, ("dc",): _dc, ("git", "push"): _git_push, ("test",): _test,
     ("[",): _test, ("git", "show"): _git_object, ("git", "cat-file"): _git_object,
-    ("let",): _let, ("man",): _man, ("curl",): _urls, ("wget",): _urls,
+    ("let",): _let, ("declare",): _integer, ("typeset",): _integer, ("local",): _integer,
+    ("man",): _man, ("curl",): _urls, ("wget",): _urls,
     ("kubectl",): _kubectl, ("jq",): _jq, ("yq",): _jq, ("ps",): _ps, ("make",): _make,
     ("chmod",): _setuid, ("install",): _setuid, ("git", "clone"): _git_clone,
     ("less",): _pager, ("more",): _pager, ("socat",): _socat, ("sqlite3",): _sql,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import pytest
@@ -127,12 +129,20 @@ def test_plain_commands_split_without_the_parser_exactly_as_the_parser_does() ->
     corpus = (Path(__file__).parent / "fixtures" / "corpus" / "nl2bash.cm")
     lines = corpus.read_text(encoding="utf-8", errors="replace").splitlines()
     plain = [line for line in lines if _plain_segments(line) is not None]
-    assert len(plain) > 3000
+    assert len(plain) > 9000
     for line in plain:
         fast = analyse(line)
         slow = _Walker()
         slow.parsed(preparse(line), 0, (), False)
         if slow.opaque:
             continue  # bashlex cannot read it (then the plain path must not differ in kind)
-        assert [c.argv for c in fast.commands] == [c.argv for c in slow.commands], line
-        assert [c.stdin for c in fast.commands] == [c.stdin for c in slow.commands], line
+        # bashlex wrongly finds $( ) and backticks inside single quotes in words shaped
+        # like assignments (`alias x='cd $(pwd)'`): bash runs none of them.
+        seen = slow.commands
+        if [c.argv for c in fast.commands] != [c.argv for c in seen]:
+            assert re.search(r"'[^']*(\$\(|`)", line), line
+            seen = [c for c in slow.commands if "$()" not in c.via]
+        assert [c.argv for c in fast.commands] == [c.argv for c in seen], line
+        assert [c.stdin for c in fast.commands] == [c.stdin for c in seen], line
+        assert [c.writes for c in fast.commands] == [c.writes for c in seen], line
+        assert [c.reads for c in fast.commands] == [c.reads for c in seen], line
