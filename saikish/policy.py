@@ -15,7 +15,15 @@ from saikish import boundary
 from saikish.boundary import read_concern
 from saikish.grammar import Parse, Word, parse
 from saikish.risk import Classification, auto_approves, classify, implied_options, write_risk
-from saikish.rules import _GLOBBY, Rule, bash_rule_for, parse_rule, word_match
+from saikish.rules import (
+    _GLOBBY,
+    Rule,
+    bash_rule_for,
+    in_git_dir,
+    parse_rule,
+    word_match,
+    workspace_relative,
+)
 from saikish.shell import (
     CATALOGUE,
     ESCALATORS,
@@ -412,6 +420,9 @@ def _permit_write(target: Target, covering: str | None, ctx: Context) -> Command
     if covering and not target.redirect and risk is Risk.WRITE:
         return CommandCheck(shown, risk, covering, is_redirect=True)
     why = "output redirection writes a file" if target.redirect else "writes a file"
+    if in_git_dir(workspace_relative(target.path, ctx.workspace)):
+        why = f"{'output redirection ' if target.redirect else ''}writes {target.path}, in " \
+              f".git, where git finds programs to run"
     return CommandCheck(shown, risk, None, why, True)
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from saikish.boundary import is_secret
 from saikish.grammar import Finding, Parse
 from saikish.hijack import is_hijack_var
-from saikish.rules import workspace_relative
+from saikish.rules import in_git_dir, workspace_relative
 from saikish.shell import ESCALATORS, SimpleCommand
 from saikish.types import Autonomy, Level, Risk
 
@@ -51,8 +51,10 @@ def auto_approves(autonomy: Autonomy, risk: Risk) -> bool:
 
 
 def write_risk(path: str, workspace: str) -> Risk:
-    """Writing `path`: WRITE inside the workspace, DESTRUCTIVE outside it."""
-    return D if os.path.isabs(workspace_relative(path, workspace)) else W
+    """Writing `path`: WRITE inside the workspace, DESTRUCTIVE outside it or in `.git`."""
+    target = workspace_relative(path, workspace)
+    return D if os.path.isabs(target) or in_git_dir(target) else W
+
 
 
 def classify(command: SimpleCommand) -> Classification:

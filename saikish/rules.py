@@ -277,12 +277,12 @@ def _arg_matches(key: str, glob: str, value: Any, workspace: str, deny: bool) ->
         return deny  # a rule's glob cannot read an object: only a deny or ask may hold
     text = json.dumps(value) if isinstance(value, bool) else str(value)  # true, as written
     if key in PATH_ARGS:
-        return path_rule_match(text, glob, workspace)
+        return path_rule_match(text, glob, workspace, deny)
     if _looks_like_path(text):
         # Not known to be a path (an MCP tool's `files`), yet it may be one: matched as a
         # path ('src/**' never covers 'src/../../etc', '*.md' never spans a '/'), and a
         # deny also by its letters, whichever catches it.
-        return path_rule_match(text, glob, workspace) or (deny and fnmatch.fnmatchcase(
+        return path_rule_match(text, glob, workspace, deny) or (deny and fnmatch.fnmatchcase(
             text, glob))
     return fnmatch.fnmatchcase(text, glob)
 
@@ -292,13 +292,16 @@ def _looks_like_path(text: str) -> bool:
         text) is not None
 
 
-def path_rule_match(path: str, glob: str, workspace: str) -> bool:
+def path_rule_match(path: str, glob: str, workspace: str, deny: bool = False) -> bool:
     """A path argument against a rule's glob, both anchored at the workspace.
 
     A relative glob (`docs/**`, `**`) only ever matches inside the workspace; a path
-    outside it matches only a glob that names that place (`/etc/**`, `~/notes/*`).
+    outside it matches only a glob that names that place (`/etc/**`, `~/notes/*`). An
+    allow rule reaches into `.git` only when its glob names `.git`.
     """
     target = workspace_relative(path, workspace)
+    if not deny and in_git_dir(target) and GIT_DIR not in glob.lower():
+        return False
     if os.path.isabs(target) != _absolute_glob(glob):
         return False
     if os.path.isabs(target):
@@ -308,6 +311,16 @@ def path_rule_match(path: str, glob: str, workspace: str) -> bool:
 
 def _absolute_glob(glob: str) -> bool:
     return glob.startswith(("/", "~"))
+
+
+def in_git_dir(path: str) -> bool:
+    """A path in a repository's `.git` (or the `.git` file of a worktree): git runs the
+    hooks found there and the programs its config names (core.fsmonitor runs at the next
+    `git status`), so a write there is code that runs later, judged like a write outside."""
+    return GIT_DIR in path.lower().split(os.sep)
+
+
+GIT_DIR = ".git"
 
 
 def workspace_relative(path: str, workspace: str) -> str:

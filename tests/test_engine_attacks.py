@@ -623,6 +623,19 @@ DENY_UNSURE = [
 # -- path tricks -----------------------------------------------------------------------
 
 PATHS = [
+    # .git holds the hooks git runs and the config naming more programs (core.fsmonitor
+    # runs at the next `git status`): a write there is code, whatever the command's rule.
+    A("cp x .git/hooks/pre-commit", "writes .git/hooks/pre-commit",
+      "where git finds programs to run", "cs"),
+    A("printf '[core]\\n\\tfsmonitor = ./x\\n' >> .git/config", "> .git/config",
+      "where git finds programs to run", "cs"),
+    A("cd .git && cp ../x hooks/post-checkout", "writes .git/hooks/post-checkout",
+      "where git finds programs to run", "cs"),
+    A("cp x vendor/lib/.git", "writes vendor/lib/.git", "where git finds programs to run", "cs"),
+    A("cp x .GIT/config", "writes .GIT/config", "where git finds programs to run", "cs"),
+    A("tee -a .git/config < f", "writes .git/config", "where git finds programs to run", "cs"),
+    A("sed -i s/a/b/ .git/config", "writes .git/config", "where git finds programs to run",
+      "cs"),
     A("cat ../../etc/passwd", "reads ../../etc/passwd", "outside the workspace", RUNS),
     A("cat ../secret.txt", "reads ../secret.txt", "outside the workspace", RUNS),
     A("cat ~/.bashrc", "reads ~/.bashrc", "outside the workspace", RUNS),

@@ -46,6 +46,9 @@ READ_ONLY = [
     quiet("git log -p -1 -- src/app.py", "the last change to one file"),
     quiet("git log --stat --since=2.weeks", "recent history with stats"),
     quiet("git log --author=alice --format='%h %s'", "one author's commits"),
+    quiet("git log -p --textconv -- doc.pdf",
+          "textconv is git log's default; its programs come only from git configuration, "
+          "which a cloned repository cannot plant (writing .git/config is itself asked)"),
     quiet("git diff", "unstaged changes"),
     quiet("git diff HEAD~1 -- src", "the last commit's changes under src"),
     quiet("git diff --stat", "a diff summary"),

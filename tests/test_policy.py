@@ -456,6 +456,28 @@ def test_write_outside_the_workspace_is_destructive() -> None:
     assert inside.risk is Risk.WRITE
 
 
+@pytest.mark.parametrize("path", [".git/hooks/pre-commit", ".git/config", "sub/.git",
+                                  "docs/../.GIT/config"])
+def test_write_into_git_is_destructive_and_asked_under_a_rule_for_everything(path: str) -> None:
+    # git runs the hooks in .git and the programs its config names: a write there is code,
+    # and only a rule that names .git covers it.
+    ctx = context(Autonomy.SUPERVISED, allow=[{"tool": "write_file", "when": {"path": "**"}}])
+    found = decide(ToolCall("1", "write_file", {"path": path, "content": "x"}), ctx)
+    assert found.risk is Risk.DESTRUCTIVE
+    assert found.verdict is Verdict.ASK
+    edit = decide(ToolCall("1", "edit_file", {"path": path, "old_string": "a",
+                                                 "new_string": "b"}), context(Autonomy.SUPERVISED))
+    assert edit.risk is Risk.DESTRUCTIVE and edit.verdict is Verdict.ASK
+    assert decide(ToolCall("1", "write_file", {"path": "src/a.py", "content": "x"}),
+                  ctx).verdict is Verdict.ALLOW  # the rule itself works
+    named = context(Autonomy.SUPERVISED, allow=[
+        {"tool": "write_file", "when": {"path": "**/.git/**"}},
+        {"tool": "write_file", "when": {"path": ".git/**"}},
+        {"tool": "write_file", "when": {"path": "**/.git"}}])
+    found = decide(ToolCall("1", "write_file", {"path": path, "content": "x"}), named)
+    assert found.verdict is (Verdict.ALLOW if ".git" in path else Verdict.ASK), found.reason
+
+
 def test_invalid_json_arguments_are_invalid() -> None:
     found = decide(ToolCall("1", "bash", {}, raw_arguments="{not json"), context())
     assert found.verdict is Verdict.INVALID
