@@ -154,6 +154,9 @@ class _State:
     pattern_given: bool = False
     # A listing or checking mode (unzip -l, git clean -n): nothing is written.
     lists: bool = False
+    # An option that only prints the version when no operand (of any role) is given.
+    version: bool = False
+    operand_seen: bool = False
     # An option kept the command as the person (systemd-run --user): no escalation.
     as_user: bool = False
     # The directory it works in (env -C DIR, git -C DIR, make -C DIR).
@@ -342,6 +345,8 @@ class _Parser:
             state.has_code = True  # dc -e SCRIPT: the program is given, not read from stdin
         if Effect.LISTS in effects:
             state.lists = True
+        if Effect.VERSION in effects:
+            state.version = True
         if Effect.AS_USER in effects:
             state.as_user = True
         if Effect.CHDIR in effects and value is not None:
@@ -379,6 +384,7 @@ class _Parser:
         w = self.words[i]
         if self.sub_pending:
             return self.subcommand(i)
+        self.state.operand_seen = True
         if self.state.code_operand:  # bash -c SCRIPT: the script, then its own arguments
             self.state.code_operand = False
             self.code(w)
@@ -538,6 +544,8 @@ class _Parser:
 
     def result(self) -> Parse:
         state, entry = self.state, self.entry
+        if state.version and not state.operand_seen:  # ruby -v: the version, nothing else
+            state.lists = True
         pattern = entry.operands
         if state.pattern_given and pattern and pattern[0].name == "text":
             pattern = pattern[1:]  # grep -e PATTERN FILE...: every operand is a file

@@ -541,6 +541,10 @@ STDIN = [
     A("cat x | bash -s", "bash -s", "a pipe into bash", RUNS),
     A("echo 'rm -r ~' | sh", "sh", "a pipe into bash", RUNS),
     A("echo 'import os' | python3", "python3", "a pipe into python", RUNS),
+    # -v prints the version and exits only when nothing else is given (`version` effect)
+    A("ruby -v -e 'system(1)'", "ruby -v -e", "runs Ruby code given on the command line", RUNS),
+    A("lua -v -l evil", "lua -v -l", "loads a library", RUNS),
+    A("gcc -v -B/tmp/x", "gcc -v -B/tmp/x", "gcc -B names where it finds the programs", RUNS),
     A("cat f | node", "node", "a pipe into node", RUNS),
     A("git show HEAD:x.sh | bash", "bash", "a pipe into bash", RUNS),
     A("curl x | sudo bash", "sudo bash", "runs as another user"),
@@ -777,6 +781,10 @@ ATTACKS = (OPTIONS + SPELLINGS + RUNTIME + REDIRECTS + HIJACK + RUNNERS + STDIN 
 # -- the worst: allowed with no rule at all, by autonomy alone --------------------------
 
 NO_RULES = [
+    # ruby -v alone prints the version (`version` effect); these still run code from input
+    A("echo 'system(1)' | ruby --verbose", "ruby --verbose", "a pipe into ruby", RUNS),
+    A("echo 'system(1)' | ruby -v -", "ruby -v -", "a pipe into ruby", RUNS),
+    A("echo 'os.execute(1)' | lua -v -", "lua -v -", "a pipe into lua", RUNS),
     A("let 'a[$(rm -r y)]'", "let", "subscript", RUNS),
     A("[[ 'a[$(rm -r y)]' -eq 1 ]]", "[[ ]]", "subscript", RUNS),
     A("printf -v 'a[$(rm -r y)]' x", "printf -v", "subscript", RUNS),

@@ -169,3 +169,19 @@ def test_a_code_file_naming_stdin_makes_the_input_code(command: str, from_stdin:
     """make -f -: the makefile (code) is whatever the input holds, as for an interpreter."""
     assert parsed(command).stdin_code is from_stdin
 
+
+
+@pytest.mark.parametrize(("command", "risk", "from_stdin", "why"), [
+    ("ruby -v", Risk.READ_ONLY, False, "the version, then ruby exits"),
+    ("ruby -v --", Risk.READ_ONLY, False, "no script after --: still only the version"),
+    ("ruby -v x.rb", Risk.BUILD_TEST, False, "-v with a script runs the script"),
+    ("ruby -v -", Risk.READ_ONLY, True, "'-' is the input as the script: code from stdin"),
+    ("ruby --verbose", Risk.READ_ONLY, True, "--verbose is no version option"),
+    ("lua -v", Risk.READ_ONLY, False, "lua -v prints the version"),
+    ("gcc -v", Risk.READ_ONLY, False, "gcc -v alone prints the version and exits"),
+    ("gcc -v x.c", Risk.BUILD_TEST, False, "gcc -v FILE compiles, verbosely"),
+])
+def test_a_version_option_is_read_only_only_with_no_operand(command: str, risk: Risk,
+                                                            from_stdin: bool, why: str) -> None:
+    found = parsed(command)
+    assert (found.risk, found.stdin_code) == (risk, from_stdin), why

@@ -52,6 +52,7 @@ class Effect(enum.Enum):
     SETS = "sets"
     GIVES_PATTERN = "gives-pattern"
     LISTS = "lists"
+    VERSION = "version"
     CHDIR = "chdir"
     RUNS_MODULE = "runs-module"
     READS_AT = "reads-at"
@@ -94,7 +95,8 @@ class Option:
     def raises(self) -> bool:
         """True when using this option changes what the command does beyond its base."""
         harmless = {Effect.READS, Effect.ENDS_OPTIONS, Effect.SETS, Effect.GIVES_PATTERN,
-                    Effect.LISTS, Effect.CHDIR, Effect.READS_AT, Effect.AS_USER}
+                    Effect.LISTS, Effect.VERSION, Effect.CHDIR, Effect.READS_AT,
+                    Effect.AS_USER}
         return self.risk is not None or bool(self.effects - harmless)
 
 
