@@ -25,41 +25,15 @@ Safety: the attack strings here are only ever handed to `decide()`; nothing runs
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import pytest
 
 from saikish.policy import Context
 from saikish.types import Autonomy, Mode, Source, Verdict
+from tests import gtfo_rows_admin, gtfo_rows_tools
+from tests.gtfo import G, Gtfo, _mark
 from tests.test_engine_attacks import assess, blocking_part, context, explain
-
-
-@dataclass(frozen=True)
-class Gtfo:
-    """One form of one binary: which part blocks it (with a rule, and with none) and why."""
-
-    binary: str
-    kind: str  # shell, command, write, read, upload, download, suid
-    command: str
-    rules: tuple[str, ...]  # the permissive prefix rules in force for the first check
-    part: str
-    why: str
-    hole: str | None  # allowed under the prefix rule today (xfail strict)
-    part0: str
-    why0: str
-    hole0: str | None  # allowed with no rule at all today (xfail strict)
-
-
-def G(binary: str, kind: str, command: str, rules: tuple[str, ...], part: str, why: str,
-      hole: str | None, part0: str, why0: str, hole0: str | None) -> Gtfo:
-    """A row (short name: the table below is long)."""
-    return Gtfo(binary, kind, command, rules, part, why, hole, part0, why0, hole0)
-
-
-def _mark(reason: str | None, kind: str = "HOLE") -> list[pytest.MarkDecorator]:
-    """xfail(strict) when the row is a known defect."""
-    return [pytest.mark.xfail(strict=True, reason=f"{kind}: {reason}")] if reason else []
-
 
 GTFO = [
     G('apt-get',
@@ -8662,6 +8636,10 @@ BENIGN = [
     ('yq', 'yq -o json f.yml',
      None),
 ]
+
+# More binaries, one family each, catalogued later (tests/gtfo_rows_*.py: data only).
+GTFO += gtfo_rows_admin.GTFO + gtfo_rows_tools.GTFO
+BENIGN += gtfo_rows_admin.BENIGN + gtfo_rows_tools.BENIGN
 
 
 @pytest.mark.parametrize("row", [
