@@ -648,8 +648,9 @@ def _name_found(word: Word, found_under: Word | None) -> Word:
 # without expansions, backslash escapes and find's `{}`, joined by | && || ;. No expansion,
 # redirection, grouping, keyword or assignment can occur in it, so splitting it needs no
 # parser (two thirds of the commands models send are like this).
+# Only space and tab separate words, as in bash (a no-break space is part of a word).
 _PLAIN_TOKEN = re.compile(r"""[ \t]*(?:(?P<op>\|\||&&|[|;])|(?P<word>(?:'[^']*'|"[^"\\$`]*"|"""
-                          r"""\\[^\x00-\x1f\x7f]|\{\}|[^\s'"|;&\\<>(){}$`#])+)|(?P<bad>\S))""")
+                          r"""\\[^\x00-\x1f\x7f]|\{\}|[^ \t'"|;&\\<>(){}$`#])+)|(?P<bad>[^ \t]))""")
 _NOT_PLAIN = re.compile(r"[\n\x00-\x08\x0b-\x1f\x7f]")
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do",
                        "done", "case", "esac", "function", "select", "time", "coproc", "in",
@@ -662,7 +663,7 @@ def _plain_segments(text: str) -> list[tuple[list[str], str]] | None:
         return None  # several lines or control characters: the parser's job
     segments: list[tuple[list[str], str]] = []
     words: list[str] = []
-    for match in _PLAIN_TOKEN.finditer(text.rstrip()):
+    for match in _PLAIN_TOKEN.finditer(text.rstrip(" \t")):
         if match.group("bad"):
             return None  # a lone & (background), an unbalanced quote
         if match.group("op"):

@@ -40,6 +40,14 @@ def argvs(command: str) -> list[tuple[str, ...]]:
     ("eval 'rm x'", [("eval", "rm x"), ("rm", "x")], "eval's words run as a script"),
     ("ssh host 'rm -rf /'", [("ssh", "host"), ("rm", "-rf", "/")],
      "the remote command line is analysed"),
+    ("git\u00a0push x", [("git\u00a0push", "x")],
+     "only space and tab split words: a no-break space is part of the word, as in bash"),
+    ("find . -name '*.py' -exec grep -l 'a;b' {} \\; ; ls", [
+        ("find", ".", "-name", "*.py", "-exec", "grep", "-l", "a;b", "{}", ";"),
+        ("grep", "-l", "a;b", "{}"), ("ls",)],
+     "an escaped ; is a word, a quoted one too; the bare ; ends the command"),
+    ("awk '{print $1}' f | sort -u", [("awk", "{print $1}", "f"), ("sort", "-u")],
+     "single-quoted text is literal: no parser needed, nothing expanded"),
 ])
 def test_every_command_is_found(command: str, expected: list[tuple[str, ...]],
                                 why: str) -> None:
