@@ -781,6 +781,11 @@ ATTACKS = (OPTIONS + SPELLINGS + RUNTIME + REDIRECTS + HIJACK + RUNNERS + STDIN 
 # -- the worst: allowed with no rule at all, by autonomy alone --------------------------
 
 NO_RULES = [
+    # xargs splits its input at blanks and newlines: a file named 'a --files0-from=~/.x'
+    # or 'x\n-f/etc/shadow' in a cloned repository becomes an option of the command, and a
+    # symlink named x.py reads what it points to. The files are unknown: asked.
+    A("find . -name '*.py' | xargs wc -l", "wc -l", "reads the files xargs is given"),
+    A("git ls-files | xargs grep -n TODO", "grep -n TODO", "reads the files xargs is given"),
     # ruby -v alone prints the version (`version` effect); these still run code from input
     A("echo 'system(1)' | ruby --verbose", "ruby --verbose", "a pipe into ruby", RUNS),
     A("echo 'system(1)' | ruby -v -", "ruby -v -", "a pipe into ruby", RUNS),
