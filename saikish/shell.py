@@ -182,12 +182,20 @@ def unquote(raw: str) -> Word:
             out.append(c)
             i += 1
         else:
-            if c in "*?" or (c == "[" and "]" in raw[i + 2:]) or (
-                    c == "{" and "," in raw[i:]) or (c == "~" and i == 0):
-                globbing = globbing or c != "~"
+            if c in "*?" or (c == "[" and "]" in raw[i + 2:]) or (c == "{" and "," in raw[i:]):
+                globbing = True
+            elif c == "~" and (i == 0 or raw[i - 1] in "=:") and _RUN_TIME_TILDE.match(raw, i):
+                dynamic = True  # ~+ is $PWD, ~- $OLDPWD, ~N the directory stack (also after
+                # = or : in words like if=~-/x, which bash expands too): run-time places
             out.append(c)
             i += 1
     return Word("".join(out), dynamic, globbing, ansi_c)
+
+
+# A tilde-prefix bash may expand to a directory only known at run time (~+, ~-, ~2, ~-1),
+# or one ending at ':' or '=' (`~:x` is `$HOME:x`), which no path check reads as the home.
+# (`=~` also shows up in words that never expand, such as a sed script: asked, not wrong.)
+_RUN_TIME_TILDE = re.compile(r"~(?:[-+0-9=]|[^/]*:)")
 
 
 def _double_quoted(raw: str, i: int) -> tuple[int, str, bool]:

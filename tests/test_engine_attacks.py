@@ -627,6 +627,13 @@ DENY_UNSURE = [
 # -- path tricks -----------------------------------------------------------------------
 
 PATHS = [
+    # ~- is $OLDPWD (often the home directory the person came from), ~+ is $PWD, ~N the
+    # directory stack; bash expands them after = and : too (dd if=~-/x): run-time places.
+    A("ls ~-", "reads ~-", "only known at run time", RUNS),
+    A("cat ~-/.ssh/id_rsa", "reads ~-/.ssh/id_rsa", "only known at run time", RUNS),
+    A("echo x >> ~-/.bashrc", "> ~-/.bashrc", "only known at run time", RUNS),
+    A("dd if=~-/.ssh/id_rsa of=k", "reads ~-/.ssh/id_rsa", "only known at run time", RUNS),
+    A("tar czf out.tgz ~+1", "reads ~+1", "only known at run time", RUNS),
     # .git holds the hooks git runs and the config naming more programs (core.fsmonitor
     # runs at the next `git status`): a write there is code, whatever the command's rule.
     A("cp x .git/hooks/pre-commit", "writes .git/hooks/pre-commit",

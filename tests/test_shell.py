@@ -153,3 +153,37 @@ def test_plain_commands_split_without_the_parser_exactly_as_the_parser_does() ->
         assert [c.stdin for c in fast.commands] == [c.stdin for c in seen], line
         assert [c.writes for c in fast.commands] == [c.writes for c in seen], line
         assert [c.reads for c in fast.commands] == [c.reads for c in seen], line
+
+
+# Characters that matter to bash's word splitting and quote removal, and a few plain ones.
+_WORDISH = st.text(alphabet=list("ab-=+:1 \t'\"\\{},*?!#~./\u00a0"), min_size=1, max_size=24)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_WORDISH)
+def test_the_plain_path_splits_words_exactly_as_bash_does(text: str) -> None:
+    """Differential test against the real bash: whatever one-command text the plain path
+    accepts, bash makes the same words of it (globbing off; `~` is the home directory)."""
+    import subprocess
+
+    from saikish.shell import _plain_segments, unquote
+
+    segments = _plain_segments("printf '%s\\0' START " + text)
+    if segments is None or len(segments) != 1:
+        return  # the parser's job, or several commands: not run through bash here
+    # Safe to run: the plain path admits no expansion, substitution, redirection or
+    # separator, so bash can only run printf with these words.
+    shown = subprocess.run(["bash", "--norc", "--noprofile", "-c",
+                            "set -f; printf '%s\\0' START " + text], capture_output=True,
+                           env={"HOME": "/home/someone", "PATH": "/usr/bin:/bin"},
+                           check=True).stdout.decode()
+    words = shown.split("\0")[1:-1]
+    raws = segments[0][0][3:]
+    if any(unquote(w).dynamic for w in raws):
+        return  # ~+ ~- ~: ...: a place only known at run time, judged as such
+    if any("=~" in w or ":~" in w for w in raws):
+        return  # a=~/x: bash expands it, and saikish reads such values only as dd's if=/of=
+    # bash expands an unquoted leading ~ to the home directory; saikish's path checks do.
+    ours = [("/home/someone" + unquote(w).value[1:]) if w == "~" or w.startswith("~/")
+            else unquote(w).value for w in raws]
+    assert ours == words, (text, ours, words)
