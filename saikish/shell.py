@@ -144,10 +144,20 @@ def analyse(command: str) -> ShellAnalysis:
         walker.opaque.append("nesting too deep to analyse")
     if set(walker.bodies) - walker.used:  # a quoted here-document bashlex never saw
         walker.opaque.append("a here-document saikish could not place")
+    if _SUBSCRIPT_CODE.search(command):
+        # x='a[$(id)]'; echo $((x)): arithmetic, ${!x}, ${s:x}, b[x] evaluate the value a
+        # name holds, and the subscript in it runs; quoting hides it from every parser.
+        walker.opaque.append("an array subscript holding a command, which bash runs "
+                             "wherever it evaluates the value")
     commands = [replace(c, shadowed=True) if c.basename in walker.functions and not c.via
                 else c for c in walker.commands]
     return ShellAnalysis(tuple(commands), tuple(dict.fromkeys(walker.opaque)),
                          walker.raw_escalation, tuple(walker.heredoc_writes))
+
+
+# `name[...$(...)...]` or with backticks anywhere in the text, quoted or not (an
+# arithmetic index, `a[$((i + 1))]`, runs nothing).
+_SUBSCRIPT_CODE = re.compile(r"[A-Za-z0-9_]\[[^\]]*(?:\$\((?!\()|`)")
 
 
 def unquote(raw: str) -> Word:

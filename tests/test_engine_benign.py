@@ -139,6 +139,7 @@ READ_ONLY = [
     quiet("case \"$x\" in a) echo a;; *) echo other;; esac", "a case statement"),
     quiet("echo $((1 + 2))", "arithmetic"),
     quiet("echo $(( 60 * 60 ))", "arithmetic with spaces"),
+    quiet('i=0; echo "${arr[$((i + 1))]}"', "an arithmetic index runs nothing"),
     quiet("time ls", "time a command"),
     quiet("ls | time grep x", "time in a pipeline"),
     quiet("time git status", "time git status"),
