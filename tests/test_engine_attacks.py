@@ -479,6 +479,17 @@ ESCALATION = [
 OTHER_ESCALATORS = ["su -", "doas id", "pkexec id", "run0 id", "sh -c \"su -\""]
 
 RUNNERS = [
+    # wrappers: what they run is analysed, their own program- and file-naming options too
+    A("unbuffer rm -r x", "rm -r x", "rm -r deletes"),
+    A("faketime 2020-01-01 rm -r x", "rm -r x", "rm -r deletes"),
+    A("xvfb-run rm -r x", "rm -r x", "rm -r deletes"),
+    A("catchsegv rm -r x", "rm -r x", "rm -r deletes"),
+    A("toybox rm -r x", "rm -r x", "rm -r deletes"),
+    A("entr -s 'rm -r x'", "entr -s", "runs code given on the command line", RUNS),
+    A("fakeroot -l /tmp/e.so ls", "fakeroot -l /tmp/e.so", "preloads a library", RUNS),
+    A("echo id | fakeroot", "fakeroot", "unknown", "cs"),
+    A("dbus-run-session --dbus-daemon=/tmp/x ls", "dbus-run-session --dbus-daemon",
+      "names the program it runs", RUNS),
     A("npx evil", "evil", "unknown"),
     A("npx cowsay hi", "cowsay hi", "unknown"),
     A("poetry run rm -r x", "rm -r x", "rm -r deletes whole directory trees"),

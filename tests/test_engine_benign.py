@@ -138,6 +138,8 @@ READ_ONLY = [
     quiet("test -f setup.py && echo yes", "test"),
     quiet("case \"$x\" in a) echo a;; *) echo other;; esac", "a case statement"),
     quiet("echo $((1 + 2))", "arithmetic"),
+    quiet("xvfb-run -a ls", "a wrapper running a listing"),
+    quiet("unbuffer git status", "a wrapper running git status"),
     quiet("echo $(( 60 * 60 ))", "arithmetic with spaces"),
     quiet('i=0; echo "${arr[$((i + 1))]}"', "an arithmetic index runs nothing"),
     quiet("time ls", "time a command"),
