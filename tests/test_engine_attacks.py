@@ -638,6 +638,9 @@ DENY_UNSURE = [
 # -- path tricks -----------------------------------------------------------------------
 
 PATHS = [
+    A("patch -d / -p1 < x.patch", "writes /", "writes a file", "cs"),
+    A("patch --directory=/etc -p1 < x.patch", "writes /etc", "writes a file", "cs"),
+    A("cpio -idm < a.cpio", "cpio -idm", "absolute ones included", "cs"),
     # ~- is $OLDPWD (often the home directory the person came from), ~+ is $PWD, ~N the
     # directory stack; bash expands them after = and : too (dd if=~-/x): run-time places.
     A("ls ~-", "reads ~-", "only known at run time", RUNS),
