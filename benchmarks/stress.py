@@ -100,6 +100,10 @@ def _redact(tmp: Path) -> str:
 
 CASES: dict[str, tuple[str, Callable[[Path], str]]] = {
     "check-words": ("saikish check: 1 MB command, one long argv", _check(_words_command())),
+    "check-brackets": ("saikish check: 100k 'a[' (subscript scan)",
+                       _check("echo " + "a[" * 100_000)),
+    "check-semicolons": ("saikish check: 50k 'a;' (plain commands, capped)",
+                         _check("echo " + "a;" * 50_000)),
     "check-chain": ("saikish check: 1 MB command, 131072 && parts", _check(_chain_command())),
     "allowlist": ("allowlist: load a 10 MB allowlist.yaml", _allowlist),
     "write": ("write_file: 50 MB (state, write, overwrite, audit)", _write),

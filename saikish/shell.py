@@ -51,6 +51,7 @@ _NOTHING = re.compile(r"\\|'|\"|\$\(\s*\)|``")
 _SPECIAL_CHARS = re.compile(r"[\\'\"$`*?\[{~]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 MAX_DEPTH = 12
+MAX_COMMANDS = 2_000  # simple commands in one call; past it the call is asked, not analysed
 # Longer than this, a command is asked without being parsed: bashlex's time grows fast.
 # MAX_COMMAND bounds the whole text (here-document bodies included), MAX_PARSE what is
 # left for bashlex once quoted here-document bodies are cut out.
@@ -144,7 +145,7 @@ def analyse(command: str) -> ShellAnalysis:
         walker.opaque.append("nesting too deep to analyse")
     if set(walker.bodies) - walker.used:  # a quoted here-document bashlex never saw
         walker.opaque.append("a here-document saikish could not place")
-    if _SUBSCRIPT_CODE.search(command):
+    if _subscript_code(command):
         # x='a[$(id)]'; echo $((x)): arithmetic, ${!x}, ${s:x}, b[x] evaluate the value a
         # name holds, and the subscript in it runs; quoting hides it from every parser.
         walker.opaque.append("an array subscript holding a command, which bash runs "
@@ -155,9 +156,22 @@ def analyse(command: str) -> ShellAnalysis:
                          walker.raw_escalation, tuple(walker.heredoc_writes))
 
 
-# `name[...$(...)...]` or with backticks anywhere in the text, quoted or not (an
-# arithmetic index, `a[$((i + 1))]`, runs nothing).
-_SUBSCRIPT_CODE = re.compile(r"[A-Za-z0-9_]\[[^\]]*(?:\$\((?!\()|`)")
+def _subscript_code(text: str) -> bool:
+    """`name[...$(...)...]` or a backtick inside `name[...]` anywhere in the text, quoted or
+    not (an arithmetic index, `a[$((i + 1))]`, runs nothing). One pass: a regex for this
+    backtracks quadratically on long text."""
+    if "[" not in text or ("$(" not in text and "`" not in text):
+        return False
+    opened = closed = -1
+    for i, c in enumerate(text):
+        if c == "[" and i and (text[i - 1].isalnum() or text[i - 1] == "_"):
+            opened = i
+        elif c == "]":
+            closed = i
+        elif opened > closed and (c == "`" or (c == "$" and text[i + 1:i + 2] == "(" and
+                                               text[i + 2:i + 3] != "(")):
+            return True
+    return False
 
 
 def unquote(raw: str) -> Word:
@@ -498,6 +512,11 @@ class _Walker:
                input_words: bool = False) -> None:
         """Record one simple command, looking through what it runs."""
         if not words:
+            return
+        if len(self.commands) >= MAX_COMMANDS:
+            self.opaque.append(f"it runs more than {MAX_COMMANDS:,} commands, too many to "
+                               f"analyse")
+            self._raw_escalation(" ".join(w.value for w in words))
             return
         head = words[0]
         argv = tuple(w.value for w in words)

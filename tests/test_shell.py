@@ -187,3 +187,24 @@ def test_the_plain_path_splits_words_exactly_as_bash_does(text: str) -> None:
     ours = [("/home/someone" + unquote(w).value[1:]) if w == "~" or w.startswith("~/")
             else unquote(w).value for w in raws]
     assert ours == words, (text, ours, words)
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("x='a[$(id)]'; echo $((x))", True), ("a[`id`]=1", True), ("a[ b] c[$(x)", True),
+    ("echo ${arr[$((i + 1))]}", False), ("[ $(id) ]", False), ("a[x] $(id)", False),
+    ("[[ -n $(git status) ]]", False), ("a[" * 50_000, False),
+])
+def test_a_subscript_holding_a_command_is_found_in_one_pass(text: str, found: bool) -> None:
+    from saikish.shell import _subscript_code
+
+    assert _subscript_code(text) is found
+
+
+def test_past_the_command_limit_the_call_is_asked_and_escalation_still_seen() -> None:
+    from saikish.shell import MAX_COMMANDS
+
+    many = analyse("true; " * (MAX_COMMANDS + 10))
+    assert len(many.commands) == MAX_COMMANDS
+    assert any("too many to analyse" in o for o in many.opaque)
+    assert analyse("true; " * (MAX_COMMANDS + 10) + "sudo id").raw_escalation
+    assert not analyse("true; " * (MAX_COMMANDS - 1)).opaque
