@@ -137,11 +137,14 @@ def _heredoc_ops(line: str, counter: int,
 
 # -- arithmetic, [[ ]], time ---------------------------------------------------------
 
+MAX_NESTING = 12  # case statements inside case statements
+
+
 class _Rewriter:
     """One quote-aware pass over the text, rewriting constructs where commands start."""
 
-    def __init__(self, text: str, opaque: list[str]) -> None:
-        self.text, self.opaque = text, opaque
+    def __init__(self, text: str, opaque: list[str], depth: int = 0) -> None:
+        self.text, self.opaque, self.depth = text, opaque, depth
         self.out: list[str] = []
         self.i = 0
         self.at_command = True
@@ -307,6 +310,10 @@ class _Rewriter:
         if head is None:
             self.word()
             return
+        if self.depth >= MAX_NESTING:
+            self.opaque.append("case statements nested too deep to analyse")
+            self.emit(text[self.i:])
+            return
         j = head.end()
         words, bodies = [head.group(1)], []
         while True:
@@ -324,7 +331,7 @@ class _Rewriter:
                 return
             words.extend(p.strip() for p in _split_top(text[j:end], "|") if p.strip())
             body_end, j = _case_body(text, end + 1)
-            bodies.append(_Rewriter(text[end + 1:body_end], self.opaque).run())
+            bodies.append(_Rewriter(text[end + 1:body_end], self.opaque, self.depth + 1).run())
         self.out.append("{ : " + " ".join(words) + "\n" + "\n".join(bodies) + "\n}")
         self.i = j + 4
         self.at_command = False

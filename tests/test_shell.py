@@ -208,3 +208,14 @@ def test_past_the_command_limit_the_call_is_asked_and_escalation_still_seen() ->
     assert any("too many to analyse" in o for o in many.opaque)
     assert analyse("true; " * (MAX_COMMANDS + 10) + "sudo id").raw_escalation
     assert not analyse("true; " * (MAX_COMMANDS - 1)).opaque
+
+
+def test_case_statements_nested_past_the_limit_are_asked_not_recursed_into() -> None:
+    from saikish.preparse import MAX_NESTING
+
+    deep = "case a in a) " * (MAX_NESTING + 1) + "rm -r x;;" + " esac;;" * MAX_NESTING + " esac"
+    assert "case statements nested too deep to analyse" in analyse(deep).opaque
+    shallow = "case a in a) " * 3 + "rm -r x;;" + " esac;;" * 2 + " esac"
+    assert not analyse(shallow).opaque
+    assert ("rm", "-r", "x") in argvs(shallow)
+    assert "case statements nested too deep to analyse" in analyse("case a in a) " * 5000).opaque
