@@ -150,10 +150,52 @@ def analyse(command: str) -> ShellAnalysis:
         # name holds, and the subscript in it runs; quoting hides it from every parser.
         walker.opaque.append("an array subscript holding a command, which bash runs "
                              "wherever it evaluates the value")
+    evaluated = walker.tainted & arithmetic_names(command) if walker.tainted else set()
+    if evaluated:
+        # read i < f; echo $((i)): bash evaluates i's value, and f may hold 'a[$(cmd)]'.
+        name = sorted(evaluated)[0]
+        walker.opaque.append(f"arithmetic evaluates ${name}, which holds data only known "
+                             f"at run time, as code")
     commands = [replace(c, shadowed=True) if c.basename in walker.functions and not c.via
                 else c for c in walker.commands]
     return ShellAnalysis(tuple(commands), tuple(dict.fromkeys(walker.opaque)),
                          walker.raw_escalation, tuple(walker.heredoc_writes))
+
+
+# Commands whose variables hold what they read (read NAME, mapfile NAME, printf -v NAME).
+_READS_DATA = frozenset({"read", "mapfile", "readarray", "printf"})
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Where bash evaluates words as arithmetic, beside (( )), $(( )) and [[ -eq ]]: let, $[ ],
+# ${a[i]}, ${s:i:n}, a[i]=v, declare -i. No pattern scans past a bracket or brace it does
+# not close (long hostile text must not make them backtrack).
+_ARITH_PLACES = re.compile(
+    r"\blet\s+([^;&|\n]*)|\$\[([^\][]*)\]|\$\{[A-Za-z_][A-Za-z0-9_]*\[([^\][]*)\]|"
+    r"\$\{[A-Za-z_][A-Za-z0-9_]*:(?![-=?+])([^{}]*)\}|\b[A-Za-z_][A-Za-z0-9_]*\[([^\][]*)\]\+?=|"
+    r"\b(?:declare|typeset|local)\s+-\w*i\w*\s+([^;&|\n]*)")
+_ARITH_TEST = re.compile(r"-(?:eq|ne|lt|le|gt|ge)\b")
+
+
+def arithmetic_names(text: str) -> set[str]:
+    """Every name bash may evaluate as arithmetic in `text` (a superset: it fails closed)."""
+    regions = [r for match in _ARITH_PLACES.finditer(text) for r in match.groups() if r]
+    start = text.find("((")
+    while start >= 0:  # (( )) and $(( )), nested parentheses counted
+        depth, j = 0, start
+        while j < len(text):
+            depth += (text[j] == "(") - (text[j] == ")")
+            j += 1
+            if depth == 0:
+                break
+        regions.append(text[start + 2:j])
+        start = text.find("((", j)
+    start = text.find("[[")
+    while start >= 0:  # [[ $x -gt 3 ]]: the operands of -eq and the like
+        end = text.find("]]", start + 2)
+        region = text[start + 2:] if end < 0 else text[start + 2:end]
+        if _ARITH_TEST.search(region):
+            regions.append(region)
+        start = -1 if end < 0 else text.find("[[", end + 2)
+    return {name for region in regions for name in _NAME.findall(region)}
 
 
 def _subscript_code(text: str) -> bool:
@@ -299,6 +341,9 @@ class _Walker:
     hijack: str | None = None
     bodies: dict[str, tuple[str, bool]] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
+    # Variables holding data only known at run time (read from a file or a command's
+    # output, a file name): arithmetic that names one evaluates that data as code.
+    tainted: set[str] = field(default_factory=set)
 
     # -- scripts and nodes ------------------------------------------------------
 
@@ -432,6 +477,8 @@ class _Walker:
                               not w.value.startswith(("/", "~", "-")) and
                               ".." not in w.value.split("/") for w in items)
         self.cwd.loops.pop(variable, None)
+        if index is None or not items or any(not w.literal for w in items):
+            self.tainted.add(variable)  # for f in *, for l in $(cat f), for a: data
         if plain and len(items) == 1:
             self.cwd.loops[variable] = items[0].value
         elif plain:
@@ -471,6 +518,8 @@ class _Walker:
             if part.kind == "assignment":
                 self.nested(part, src, depth, via, remote)
                 target = part.word.split("=", 1)[0]
+                if not unquote(src[part.pos[0]:part.pos[1]].split("=", 1)[-1]).literal:
+                    self.tainted.add(target.split("[", 1)[0].rstrip("+"))
                 if "[" in target and any(c in target for c in "$`'\""):
                     # bash evaluates an array subscript as arithmetic: a[$(cmd)], a['$x']
                     self.opaque.append("an array subscript that bash evaluates as code")
@@ -532,6 +581,9 @@ class _Walker:
         appended = [XARGS_INPUT] if input_words else []
         words = words + appended  # what runs is sliced from the words the grammar read
         found = parse([self.cwd.loop_word(w) for w in words], CATALOGUE, module_of)
+        if found.variables and (found.path[0] in _READS_DATA or not all(w.literal
+                                                                     for w in words)):
+            self.tainted.update(v.split("[", 1)[0] for v in found.variables)
         variables = [v for v in found.variables if v == "$dynamic" or is_hijack_var(v)]
         if variables:
             self.hijack = hijack = variables[0] if variables[0] != "$dynamic" else \

@@ -838,11 +838,15 @@ NO_RULES = [
     A("x=$(< .env)", "reads .env", "", RUNS),
     A("exec 3< ~/.ssh/id_rsa; cat <&3", "reads ~/.ssh/id_rsa", "", RUNS),
     A("mapfile -t a < .env", "reads .env", "", RUNS),
-    A("read -r i < f; echo $((i))", "$((i))", "", RUNS,
-      hole="arithmetic on a variable read from a file evaluates it: f holding "
-           "'a[$(cmd)]' runs cmd (low: needs a hostile file in the workspace)"),
-    A("i=$(cat f); echo $((i + 1))", "$((i", "", RUNS,
-      hole="the same arithmetic injection through a command substitution (low)"),
+    # arithmetic evaluates a variable's value: a file holding 'a[$(cmd)]' (written earlier
+    # by write_file, say) runs cmd; a value read at run time in arithmetic is asked
+    A("read -r i < f; echo $((i))", "", "arithmetic evaluates $i, which holds data", RUNS),
+    A("i=$(cat f); echo $((i + 1))", "", "arithmetic evaluates $i", RUNS),
+    A("for f in *; do echo $((f + 1)); done", "", "arithmetic evaluates $f", RUNS),
+    A("read x < f; [[ $x -gt 3 ]] && echo big", "", "arithmetic evaluates $x", RUNS),
+    A("read i < f; s=abc; echo ${s:i}", "", "arithmetic evaluates $i", RUNS),
+    A("mapfile -t a < f; let 'n = a[0] + 1'", "", "arithmetic evaluates $a", RUNS),
+    A("IFS= read -r n < f; b[n]=1", "", "arithmetic evaluates $n", RUNS),
     A("cat .pgpass", "reads .pgpass", "may hold secrets", RUNS),
     A("cat cert.p12", "reads cert.p12", "may hold secrets", RUNS),
     A("cat .docker/config.json", "reads .docker/config.json", "may hold secrets", RUNS),

@@ -8242,7 +8242,7 @@ SUPERVISED = [
      None),
 ]
 
-BENIGN = [
+BENIGN: list[tuple[str, str, str | None]] = [
     ('awk', "awk '{print $1}' data.txt",
      None),
     ('awk', "awk -F: '{print $1}' users.txt",

@@ -219,3 +219,16 @@ def test_case_statements_nested_past_the_limit_are_asked_not_recursed_into() -> 
     assert not analyse(shallow).opaque
     assert ("rm", "-r", "x") in argvs(shallow)
     assert "case statements nested too deep to analyse" in analyse("case a in a) " * 5000).opaque
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("echo $(( (a + b) * c ))", {"a", "b", "c"}), ("((i++))", {"i"}),
+    ("let 'n = m + 1'", {"n", "m"}),
+    ("[[ $x -gt 3 ]]", {"x", "gt"}), ("[[ -f x ]]", set()), ("echo ${s:i:n}", {"i", "n"}),
+    ("echo ${s:-default}", set()), ("b[k]=1", {"k"}), ("declare -i v=w", {"v", "w"}),
+    ("echo $[ p ]", {"p"}), ("echo ${a[j]}", {"j"}),
+])
+def test_names_bash_may_evaluate_as_arithmetic(text: str, names: set[str]) -> None:
+    from saikish.shell import arithmetic_names
+
+    assert arithmetic_names(text) == names
