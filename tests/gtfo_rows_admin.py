@@ -519,8 +519,7 @@ GTFO: list[Gtfo] = [
       ('Bash(restic *)',),
       'restic backup',
       'sets RESTIC_PASSWORD_COMMAND',
-      ('HIGH: RESTIC_PASSWORD_COMMAND names a program restic runs, but it is no hijack '
-       'variable (saikish/hijack.py) and a catalogue entry cannot name one'),
+      None,
       'restic backup',
       '',
       None),
@@ -540,8 +539,7 @@ GTFO: list[Gtfo] = [
       ('Bash(restic *)',),
       'restic backup',
       'sets RESTIC_PASSWORD_COMMAND',
-      ('HIGH: RESTIC_PASSWORD_COMMAND names a program restic runs, but it is no hijack '
-       'variable (saikish/hijack.py) and a catalogue entry cannot name one'),
+      None,
       'restic backup',
       '',
       None),
@@ -742,8 +740,7 @@ GTFO: list[Gtfo] = [
       ('Bash(facter *)',),
       'facter',
       'sets FACTERLIB',
-      ('HIGH: FACTERLIB names a directory of Ruby facts facter loads, but it is no hijack '
-       'variable (saikish/hijack.py) and a catalogue entry cannot name one'),
+      None,
       'facter',
       '',
       None),
@@ -827,30 +824,6 @@ GTFO: list[Gtfo] = [
       'apache2ctl -c Include /etc/shadow',
       'apache2ctl -c runs a configuration directive ',
       None),
-    G('systemd-resolve',
-      'shell',
-      'systemd-resolve --status',
-      ('Bash(systemd-resolve *)',),
-      'systemd-resolve',
-      '',
-      ('LOW: systemd pipes --status into a pager only on a terminal, which saikish never '
-       'gives a command (stdin /dev/null, stdout a pipe)'),
-      'systemd-resolve',
-      '',
-      ('LOW: systemd pipes --status into a pager only on a terminal, which saikish never '
-       'gives a command (stdin /dev/null, stdout a pipe)')),
-    G('loginctl',
-      'shell',
-      'loginctl user-status',
-      ('Bash(loginctl *)',),
-      'loginctl user-status',
-      '',
-      ('LOW: systemd pipes user-status into a pager only on a terminal, which saikish never '
-       'gives a command (stdin /dev/null, stdout a pipe)'),
-      'loginctl user-status',
-      '',
-      ('LOW: systemd pipes user-status into a pager only on a terminal, which saikish never '
-       'gives a command (stdin /dev/null, stdout a pipe)')),
     G('update-alternatives',
       'write',
       'update-alternatives --force --install /etc/x x /tmp/x 0',
@@ -916,10 +889,10 @@ GTFO: list[Gtfo] = [
       'CRASHPAGER=./evil crash -h',
       ('Bash(crash *)',),
       'crash -h',
-      'crash -h shows its help through a pager ($CRA',
+      'sets CRASHPAGER',
       None,
       'crash -h',
-      'crash -h shows its help through a pager ($CRA',
+      'sets CRASHPAGER',
       None),
     G('crash',
       'shell',
@@ -1195,6 +1168,10 @@ GTFO: list[Gtfo] = [
 
 # (binary, everyday read-only command, None or the reason it is asked today)
 BENIGN: list[tuple[str, str, str | None]] = [
+    # GTFOBins' pager forms: systemd starts a pager only on a terminal, and saikish never
+    # gives a command one (stdin /dev/null, stdout a pipe), as for git log, man, journalctl.
+    ('systemd-resolve', 'systemd-resolve --status', None),
+    ('loginctl', 'loginctl user-status', None),
     ('aws', 'aws --version',
      None),
     ('aws', 'aws configure list',
