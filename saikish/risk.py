@@ -133,6 +133,8 @@ def _stdin(command: SimpleCommand, found: Parse) -> list[Finding]:
 # -- mini-languages whose scripts are arguments -------------------------------------
 
 def _semantic(found: Parse, command: SimpleCommand) -> list[Finding]:
+    if found.path[:1] == ("ps",):  # the one check that needs the words as written
+        return _ps(found, command.argv)
     check = _SEMANTIC.get(found.path[:2]) or _SEMANTIC.get(found.path[:1])
     return check(found) if check else []
 
@@ -326,8 +328,24 @@ def _jq(found: Parse) -> list[Finding]:
     return []
 
 
-def _ps(found: Parse) -> list[Finding]:
-    # BSD-style `ps e` (`auxe`, `eww`) prints every process's environment.
+# ps options whose value may be the next word: UNIX (-o FMT) and BSD (o FMT, U USER).
+_PS_VALUE_OPTIONS = frozenset({"-C", "-g", "-G", "-k", "-n", "-o", "-O", "-p", "-q", "-s",
+                               "-t", "-u", "-U", "--Group", "--group", "--pid", "--ppid",
+                               "--quick-pid", "--sid", "--tty", "--user", "--User",
+                               "--format", "--sort", "--cols", "--columns", "--width",
+                               "--rows", "--lines"})
+
+
+def _ps(found: Parse, argv: tuple[str, ...]) -> list[Finding]:
+    # BSD-style `e` (`ps auxe`, `ps ax e`, `ps -A e`: styles mix freely) prints every
+    # process's environment. Every dash-less word is a BSD cluster unless it is a value.
+    for i in found.operand_indexes:
+        word, before = argv[i], argv[i - 1] if i > 1 else ""
+        if before in _PS_VALUE_OPTIONS or (before and not before.startswith("-") and
+                                           before[-1] in "oOUptk"):
+            continue
+        if "e" in word:
+            return [Finding(U, "ps e prints every process's environment", i, hard=True)]
     if found.raw_first and not found.raw_first.startswith("-") and "e" in found.raw_first:
         return [Finding(U, "ps e prints every process's environment", hard=True)]
     return []
@@ -391,7 +409,7 @@ _SEMANTIC: dict[tuple[str, ...], Callable[[Parse], list[Finding]]] = {
     ("[",): _test, ("git", "show"): _git_object, ("git", "cat-file"): _git_object,
     ("let",): _let, ("declare",): _integer, ("typeset",): _integer, ("local",): _integer,
     ("man",): _man, ("curl",): _urls, ("wget",): _urls,
-    ("kubectl",): _kubectl, ("jq",): _jq, ("yq",): _jq, ("ps",): _ps, ("make",): _make,
+    ("kubectl",): _kubectl, ("jq",): _jq, ("yq",): _jq, ("make",): _make,
     ("chmod",): _setuid, ("install",): _setuid, ("git", "clone"): _git_clone,
     ("less",): _pager, ("more",): _pager, ("socat",): _socat, ("sqlite3",): _sql,
     ("mysql",): _sql,

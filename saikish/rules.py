@@ -300,7 +300,7 @@ def path_rule_match(path: str, glob: str, workspace: str, deny: bool = False) ->
     allow rule reaches into `.git` only when its glob names `.git`.
     """
     target = workspace_relative(path, workspace)
-    if not deny and in_git_dir(target) and GIT_DIR not in glob.lower():
+    if not deny and in_git_dir(target) and not names_git_dir(glob):
         return False
     if os.path.isabs(target) != _absolute_glob(glob):
         return False
@@ -316,11 +316,20 @@ def _absolute_glob(glob: str) -> bool:
 def in_git_dir(path: str) -> bool:
     """A path in a repository's `.git` (or the `.git` file of a worktree): git runs the
     hooks found there and the programs its config names (core.fsmonitor runs at the next
-    `git status`), so a write there is code that runs later, judged like a write outside."""
-    return GIT_DIR in path.lower().split(os.sep)
+    `git status`), so a write there is code that runs later, judged like a write outside.
+    A glob that can match `.git` (`.gi?`, `.[g]it`, `*`) counts."""
+    return any(part == GIT_DIR or (_GLOB_CHARS.search(part) is not None and
+                                   fnmatch.fnmatchcase(GIT_DIR, part))
+               for part in path.lower().split(os.sep))
+
+
+def names_git_dir(glob: str) -> bool:
+    """A rule's glob names `.git` itself (`.git/**`, `**/.git`), not `.git*` or `**`."""
+    return GIT_DIR in glob.lower().split("/")
 
 
 GIT_DIR = ".git"
+_GLOB_CHARS = re.compile(r"[*?\[]")
 
 
 def workspace_relative(path: str, workspace: str) -> str:

@@ -117,7 +117,9 @@ CATALOGUE = [
     A("dbus-run-session --config-file=x.conf ls", "--config-file",
       "a dbus configuration can start programs", RUNS),
     A("fakeroot -l ./x.so ls", "fakeroot -l", "preloads a library", RUNS),
-    A("faketime --date-prog=./x now ls", "--date-prog", "names the date program", RUNS),
+    # faketime takes its options as whole words only: read as TIMESTAMP CMD, any option
+    # makes the command an unknown program (here 'now ls')
+    A("faketime --date-prog=./x now ls", "now ls", "unknown", "cs"),
     A("ruby -ve 'system(\"id\")'", "ruby -ve", "runs Ruby code", RUNS),
     A("ruby -v -r./x", "ruby -v -r./x", "loads a library", RUNS),
     A("lua -v -e 'os.execute(1)'", "lua -v -e", "runs Lua code", RUNS),
@@ -169,10 +171,8 @@ NO_RULES3 = [
     # procps watch joins its words into one string and runs it with `sh -c` unless -x
     # (man watch: "-x ... Pass command to exec(2) instead of sh -c"); saikish analyses the
     # words as argv, so quoted shell text in them is never seen.
-    A("watch ls '; rm -r y'", "rm -r y", "rm -r deletes", "cs",
-      hole="HIGH: watch runs 'ls ; rm -r y' with sh -c; saikish sees ls with an argument"),
-    A("watch echo '$(rm -r y)'", "rm -r y", "rm -r deletes", "cs",
-      hole="HIGH: watch hands 'echo $(rm -r y)' to sh -c, which runs the substitution"),
+    A("watch ls '; rm -r y'", "rm -r y", "rm -r deletes", "cs"),
+    A("watch echo '$(rm -r y)'", "rm -r y", "rm -r deletes", "cs"),
     # A command with no path operand reads the working directory (man grep: "if no file
     # operand is given, grep searches the working directory"); after a cd out of the
     # workspace that is the home directory, a sibling project, /etc.
@@ -192,20 +192,14 @@ NO_RULES3 = [
       hole="MEDIUM: lists / (the implicit '.' after cd /)"),
     # BSD `e` may come as its own word: "Options of different types may be freely mixed"
     # (man ps); only a first word holding 'e' is looked at.
-    A("ps ax e", "ps ax e", "environment", RUNS,
-      hole="HIGH: prints the environment of every process of the user, saikish's API keys "
-           "included (the child environment drops them, ps reads them from /proc)"),
-    A("ps -A e", "ps -A e", "environment", RUNS, hole="HIGH: the same with -A"),
-    A("ps -e -o pid,args e", "ps -e -o pid,args e", "environment", RUNS,
-      hole="HIGH: the same with a UNIX format"),
+    A("ps ax e", "ps ax e", "environment", RUNS),
+    A("ps -A e", "ps -A e", "environment", RUNS),
+    A("ps -e -o pid,args e", "ps -e -o pid,args e", "environment", RUNS),
     # faketime (libfaketime src/faketime.c) compares each word to -m, -p, -f,
     # --exclude-monotonic, --date-prog, -v, -h exactly and takes the first other word as
     # the timestamp: '--' is the timestamp (with -f no date(1) check) and 'rm' the program.
-    A("faketime -f -- rm ls -r x", "rm ls -r x", "rm -r deletes", "cs",
-      hole="HIGH: faketime runs 'rm ls -r x'; saikish reads -- as the end of options, rm as "
-           "the timestamp and sees 'ls -r x'"),
-    A("faketime -f -mf rm ls -r x", "rm ls -r x", "rm -r deletes", "cs",
-      hole="HIGH: faketime bundles nothing: '-mf' is the timestamp, rm the program"),
+    A("faketime -f -- rm ls -r x", "-- rm ls -r x", "unknown", "cs"),
+    A("faketime -f -mf rm ls -r x", "-mf rm ls -r x", "unknown", "cs"),
     # GNU patch -B PREFIX / -Y PREFIX: "with -B /junk/ the simple backup file name for
     # src/patch/util.c is /junk/src/patch/util.c" (man patch): backups land outside.
     A("patch -b -B ~/. bashrc x.patch", "-B", "", "s",
@@ -215,15 +209,12 @@ NO_RULES3 = [
     A("patch -b -Y ../../ -p1 -i x.patch", "-Y", "", "s",
       hole="HIGH: -Y ../../ puts each backup two directories above the patched file"),
     # A glob that bash expands to .git: what is written is .git/config or .git/hooks.
-    A("cp x .gi?/config", "writes .gi?/config", "where git finds programs to run", "s",
-      hole="HIGH: .gi? expands to .git: core.fsmonitor in it runs at the next git status"),
+    A("cp x .gi?/config", "writes .gi?/config", "where git finds programs to run", "s"),
     A("printf '[core]\\n\\tfsmonitor = ./x\\n' >> .gi?/config", "> .gi?/config",
-      "where git finds programs to run", "s",
-      hole="HIGH: bash expands a glob in a redirection word (man bash, REDIRECTION)"),
+      "where git finds programs to run", "s"),
     A("cp pre-commit .[g]it/hooks", "writes .[g]it/hooks", "where git finds programs to run",
-      "s", hole="HIGH: plants .git/hooks/pre-commit"),
-    A("tar -xf x.tar -C .gi?", "writes .gi?", "where git finds programs to run", "s",
-      hole="HIGH: extracts into .git"),
+      "s"),
+    A("tar -xf x.tar -C .gi?", "writes .gi?", "where git finds programs to run", "s"),
     A("ln -s .gi? g && cp x g/config", "ln -s .gi? g", "where git finds programs to run",
       "s", hole="HIGH: the link points at .git, so g/config is .git/config"),
     # GNU tar --transform renames members when extracting too (man tar); '.git/' is a name
@@ -263,21 +254,16 @@ NO_RULES3 = [
 RULED = [
     # A rule for cp/tee/tar covers a write whose glob bash expands into .git.
     (["Bash(cp *)"], A("cp x .gi?/config", "writes .gi?/config",
-                       "where git finds programs to run", "c",
-                       hole="HIGH: Bash(cp *) covers a write to .git/config spelled as a glob")),
+                       "where git finds programs to run", "c")),
     (["Bash(tee *)"], A("tee -a .gi?/config < f", "writes .gi?/config",
-                        "where git finds programs to run", "c",
-                        hole="HIGH: the same with tee -a")),
+                        "where git finds programs to run", "c")),
     (["Bash(tar *)"], A("tar -xf x.tar --transform='s,^,.git/hooks/,'", "--transform", "",
                         "c", hole="HIGH: Bash(tar *) covers extracting into .git/hooks")),
     # 'names .git' is tested as a substring: a glob meant for .github or .gitignore reaches in.
     ([{"tool": "write_file", "when": {"path": ".git*/**"}}],
-     A("echo x >> .git/config", "> .git/config", "where git finds programs to run", "cs",
-       hole="MEDIUM: write_file(path=.git*/**), a rule for .github/**, covers .git/config")),
+     A("echo x >> .git/config", "> .git/config", "where git finds programs to run", "cs")),
     ([{"tool": "write_file", "when": {"path": ".git*"}}],
-     A("printf 'gitdir: ./evil\\n' > .git", "> .git", "where git finds programs to run", "s",
-       hole="MEDIUM: a rule for .gitignore covers the .git file of a worktree or submodule, "
-            "which names the git dir (and its hooks)")),
+     A("printf 'gitdir: ./evil\\n' > .git", "> .git", "where git finds programs to run", "s")),
     # regression: a rule that does not name .git never reaches into it
     ([{"tool": "write_file", "when": {"path": "**"}}],
      A("echo x >> .git/config", "> .git/config", "where git finds programs to run", "cs")),
