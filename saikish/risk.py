@@ -341,9 +341,10 @@ def _ps(found: Parse, argv: tuple[str, ...]) -> list[Finding]:
     # process's environment. Every dash-less word is a BSD cluster unless it is a value.
     for i in found.operand_indexes:
         word, before = argv[i], argv[i - 1] if i > 1 else ""
-        if before in _PS_VALUE_OPTIONS or (before and not before.startswith("-") and
-                                           before[-1] in "oOUptk"):
-            continue
+        if before in _PS_VALUE_OPTIONS or (before[:1] == "-" and before[1:2] != "-" and
+                                           before[-1] in "CgGknoOpqstuU") or (
+                before and before[0] != "-" and before[-1] in "oOUptk"):
+            continue  # the value of -o, -eo, --sort, BSD o or U
         if "e" in word:
             return [Finding(U, "ps e prints every process's environment", i, hard=True)]
     if found.raw_first and not found.raw_first.startswith("-") and "e" in found.raw_first:

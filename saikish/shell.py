@@ -162,6 +162,10 @@ def analyse(command: str) -> ShellAnalysis:
                          walker.raw_escalation, tuple(walker.heredoc_writes))
 
 
+# Builtins that read no file where they run (cd itself moves; the rest print or test words).
+_TOUCHES_NO_FILES = frozenset({"cd", "pushd", "popd", "dirs", "echo", "printf", "true",
+                               "false", ":", "exit", "return", "set", "unset", "export",
+                               "shift", "sleep", "pwd", "read", "local", "declare", "wait"})
 # Commands whose variables hold what they read (read NAME, mapfile NAME, printf -v NAME).
 _READS_DATA = frozenset({"read", "mapfile", "readarray", "printf"})
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -501,6 +505,15 @@ class _Walker:
             self.cwd.path = target.path if target.known and not target.glob else None
         return restore
 
+    def working_directory(self, name: str, remote: bool) -> tuple[Target, ...]:
+        """After `cd DIR` (or inside `env -C DIR`), a command also reads DIR: `grep -r x`
+        with no path searches it, `ls` lists it. Nothing to add in the workspace itself."""
+        if self.cwd.path == "." or remote or name in _TOUCHES_NO_FILES:
+            return ()
+        if self.cwd.path is None:
+            return (Target("$PWD", known=False),)
+        return (Target(self.cwd.path),)
+
     def subshell(self) -> _Restore:
         """A block after which the working directory is what it was before."""
         return _Restore(self)
@@ -591,6 +604,7 @@ class _Walker:
         with self.directory(found.chdir):
             reads = redirect_reads + tuple(self.cwd.resolve(_name_found(w, found_under))
                                            for w in found.reads)
+            reads = tuple(dict.fromkeys(reads + self.working_directory(found.path[0], remote)))
             own_writes = writes + tuple(self.cwd.resolve(_name_found(w, found_under))
                                         for w in found.writes)
             runs = [i for i in found.inner if i.script is None and i.end > i.start]
@@ -626,10 +640,12 @@ class _Walker:
         if found.path[0] not in ("cd", "pushd", "popd"):
             return
         operands = found.operands
-        if found.path[0] == "cd" and len(operands) == 1 and words[-1].literal and \
+        if found.path[0] == "cd" and not operands and len(words) == 1:
+            self.cwd.path = "~"  # cd alone goes home
+        elif found.path[0] == "cd" and len(operands) == 1 and words[-1].literal and \
                 operands[0] not in ("-",):
-            self.cwd.path = self.cwd.resolve(Word(operands[0])).path if not \
-                operands[0].startswith("~") else None
+            target = self.cwd.resolve(Word(operands[0]))
+            self.cwd.path = target.path if target.known and not target.glob else None
         else:
             self.cwd.path = None
 

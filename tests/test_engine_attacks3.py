@@ -176,20 +176,13 @@ NO_RULES3 = [
     # A command with no path operand reads the working directory (man grep: "if no file
     # operand is given, grep searches the working directory"); after a cd out of the
     # workspace that is the home directory, a sibling project, /etc.
-    A("cd ~ && grep -r 'PRIVATE KEY'", "reads", "", RUNS,
-      hole="HIGH: grep -r searches ~ (ssh keys, tokens) after cd ~; the implicit '.' is no read"),
-    A("cd ~/.ssh && grep -r -A30 KEY", "reads", "", RUNS,
-      hole="HIGH: prints the private keys in ~/.ssh"),
-    A("cd .. && rg -uu password", "reads", "outside the workspace", RUNS,
-      hole="HIGH: rg searches the parent directory, outside the workspace"),
-    A("env -C ~ grep -r token", "reads", "", RUNS,
-      hole="HIGH: env -C moves grep -r's implicit '.' to the home directory"),
-    A("pushd ~ && rg -uu KEY", "reads", "", RUNS,
-      hole="HIGH: the same through pushd"),
-    A("cd && rg -uu KEY", "reads", "", RUNS,
-      hole="HIGH: cd with no operand goes home"),
-    A("cd / && ls -la", "reads", "outside the workspace", RUNS,
-      hole="MEDIUM: lists / (the implicit '.' after cd /)"),
+    A("cd ~ && grep -r 'PRIVATE KEY'", "reads", "", RUNS),
+    A("cd ~/.ssh && grep -r -A30 KEY", "reads", "", RUNS),
+    A("cd .. && rg -uu password", "reads", "outside the workspace", RUNS),
+    A("env -C ~ grep -r token", "reads", "", RUNS),
+    A("pushd ~ && rg -uu KEY", "reads", "", RUNS),
+    A("cd && rg -uu KEY", "reads", "", RUNS),
+    A("cd / && ls -la", "reads", "outside the workspace", RUNS),
     # BSD `e` may come as its own word: "Options of different types may be freely mixed"
     # (man ps); only a first word holding 'e' is looked at.
     A("ps ax e", "ps ax e", "environment", RUNS),

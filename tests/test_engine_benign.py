@@ -139,6 +139,8 @@ READ_ONLY = [
     quiet("case \"$x\" in a) echo a;; *) echo other;; esac", "a case statement"),
     quiet("echo $((1 + 2))", "arithmetic"),
     quiet("xvfb-run -a ls", "a wrapper running a listing"),
+    quiet("ps -eo pid,user,args --sort -pcpu", "a format naming args is -o's value, not BSD e"),
+    quiet("cd src && grep -rn TODO", "a search in a directory of the workspace"),
     quiet("unbuffer git status", "a wrapper running git status"),
     quiet("echo $(( 60 * 60 ))", "arithmetic with spaces"),
     quiet('i=0; echo "${arr[$((i + 1))]}"', "an arithmetic index runs nothing"),
