@@ -22,3 +22,17 @@ def child_environment(secrets: Iterable[str] = (),
     values.update(source[k] for k in OWN_KEYS if source.get(k))
     # Dropped by value too: `llm.apiKey: $MY_KEY` makes MY_KEY one of ours.
     return {k: v for k, v in source.items() if k not in OWN_KEYS and v not in values}
+
+
+def with_git_guards(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` with git told to use a bare repository only when named (--git-dir, GIT_DIR):
+    a cloned project can hold a bare repository as plain files, and its config (diff.external,
+    core.fsmonitor) would run at a `git -C dir diff` the engine reads as harmless. The
+    setting is added after any the person set through GIT_CONFIG_COUNT."""
+    out = dict(env)
+    count = out.get("GIT_CONFIG_COUNT", "0")
+    n = int(count) if count.isdigit() else 0
+    out[f"GIT_CONFIG_KEY_{n}"] = "safe.bareRepository"
+    out[f"GIT_CONFIG_VALUE_{n}"] = "explicit"
+    out["GIT_CONFIG_COUNT"] = str(n + 1)
+    return out

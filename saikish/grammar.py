@@ -157,6 +157,7 @@ class _State:
     # An option that only prints the version when no operand (of any role) is given.
     version: bool = False
     operand_seen: bool = False
+    other_option: bool = False
     # An option kept the command as the person (systemd-run --user): no escalation.
     as_user: bool = False
     # The directory it works in (env -C DIR, git -C DIR, make -C DIR).
@@ -330,6 +331,7 @@ class _Parser:
         value = values[0] if values else None
         state.options.append((option.name, value.value if value else None))
         effects = option.effects
+        state.other_option |= Effect.VERSION not in effects
         if option.risk is not None and (self.entry.raised_by(option) or any(
                 t.raised_by(option) for t in self.tables if option in t.options)):
             # A rule must name it (docs/SPEC.md §4.7).
@@ -544,8 +546,8 @@ class _Parser:
 
     def result(self) -> Parse:
         state, entry = self.state, self.entry
-        if state.version and not state.operand_seen:  # ruby -v: the version, nothing else
-            state.lists = True
+        if state.version and not state.operand_seen and not state.other_option:
+            state.lists = True  # ruby -v alone: the version, nothing else (gcc -v -lc links)
         pattern = entry.operands
         if state.pattern_given and pattern and pattern[0].name == "text":
             pattern = pattern[1:]  # grep -e PATTERN FILE...: every operand is a file
@@ -561,7 +563,13 @@ class _Parser:
         for (_, w), role in zip(state.operands, roles, strict=True):
             key = _KEY_OPERANDS.get((self.path[0], w.value.split("=", 1)[0]))
             if key and "=" in w.value:  # dd's if=FILE of=FILE
-                self.operand_role(Word(w.value.split("=", 1)[1], *_word_flags(w)), key)
+                value = w.value.split("=", 1)[1]
+                if value.startswith("~") and not any(c in value for c in "$`") and \
+                        value[1:2] not in "+-0123456789=" and ":" not in value.split("/")[0]:
+                    # if=~/x: bash expands the ~ after '=', a home path like any other
+                    self.operand_role(Word(value, globbing=w.globbing), key)
+                else:
+                    self.operand_role(Word(value, *_word_flags(w)), key)
             else:
                 self.operand_role(w, role)
         if entry.has("evaluates") and state.operands:  # eval ARGS: the joined words run

@@ -271,6 +271,18 @@ def _git_object(found: Parse) -> list[Finding]:
     return []
 
 
+def _tar(found: Parse) -> list[Finding]:
+    # GNU tar: an archive name with a colon is HOST:FILE, reached with rsh (--force-local
+    # turns that off): a read-only listing that opens a remote shell.
+    if any(n in ("--force-local", "--rsh-command") for n, _ in found.options):
+        return []  # local, or the remote shell's own option already asks
+    for name in _values(found, "--file"):
+        if ":" in name and "/" not in name.split(":", 1)[0]:
+            return [Finding(U, f"tar reaches {name} on another machine through a remote "
+                               f"shell", hard=True)]
+    return []
+
+
 def _let(found: Parse) -> list[Finding]:
     if any("[" in w for w in found.operands):
         return [Finding(U, "let evaluates an array subscript, which can run code", hard=True)]
@@ -408,7 +420,8 @@ _SEMANTIC: dict[tuple[str, ...], Callable[[Parse], list[Finding]]] = {
     ("sed",): _sed, ("gsed",): _sed, ("awk",): _awk, ("gawk",): _awk, ("mawk",): _awk,
     ("nawk",): _awk, ("dc",): _dc, ("git", "push"): _git_push, ("test",): _test,
     ("[",): _test, ("git", "show"): _git_object, ("git", "cat-file"): _git_object,
-    ("let",): _let, ("declare",): _integer, ("typeset",): _integer, ("local",): _integer,
+    ("let",): _let, ("tar",): _tar, ("gtar",): _tar, ("declare",): _integer,
+    ("typeset",): _integer, ("local",): _integer,
     ("man",): _man, ("curl",): _urls, ("wget",): _urls,
     ("kubectl",): _kubectl, ("jq",): _jq, ("yq",): _jq, ("make",): _make,
     ("chmod",): _setuid, ("install",): _setuid, ("git", "clone"): _git_clone,

@@ -148,14 +148,13 @@ def analyse(command: str) -> ShellAnalysis:
     if _subscript_code(command):
         # x='a[$(id)]'; echo $((x)): arithmetic, ${!x}, ${s:x}, b[x] evaluate the value a
         # name holds, and the subscript in it runs; quoting hides it from every parser.
-        walker.opaque.append("an array subscript holding a command, which bash runs "
-                             "wherever it evaluates the value")
+        walker.opaque.append(SUBSCRIPT_CODE)
     evaluated = walker.tainted & arithmetic_names(command) if walker.tainted else set()
     if evaluated:
         # read i < f; echo $((i)): bash evaluates i's value, and f may hold 'a[$(cmd)]'.
         name = sorted(evaluated)[0]
         walker.opaque.append(f"arithmetic evaluates ${name}, which holds data only known "
-                             f"at run time, as code")
+                             f"at run time: an array subscript in it would run")
     commands = [replace(c, shadowed=True) if c.basename in walker.functions and not c.via
                 else c for c in walker.commands]
     return ShellAnalysis(tuple(commands), tuple(dict.fromkeys(walker.opaque)),
@@ -166,16 +165,20 @@ def analyse(command: str) -> ShellAnalysis:
 _TOUCHES_NO_FILES = frozenset({"cd", "pushd", "popd", "dirs", "echo", "printf", "true",
                                "false", ":", "exit", "return", "set", "unset", "export",
                                "shift", "sleep", "pwd", "read", "local", "declare", "wait"})
+SUBSCRIPT_CODE = "an array subscript holding a command, which bash runs wherever it " \
+                 "evaluates the value"
 # Commands whose variables hold what they read (read NAME, mapfile NAME, printf -v NAME).
 _READS_DATA = frozenset({"read", "mapfile", "readarray", "printf"})
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Where bash evaluates words as arithmetic, beside (( )), $(( )) and [[ -eq ]]: let, $[ ],
-# ${a[i]}, ${s:i:n}, a[i]=v, declare -i. No pattern scans past a bracket or brace it does
-# not close (long hostile text must not make them backtrack).
+# ${a[i]}, ${s:i:n}, a[i]=v, declare -i; and ${!x}, whose value names a variable. No
+# pattern scans past a bracket or brace it does not close (long hostile text must not make
+# them backtrack).
 _ARITH_PLACES = re.compile(
     r"\blet\s+([^;&|\n]*)|\$\[([^\][]*)\]|\$\{[A-Za-z_][A-Za-z0-9_]*\[([^\][]*)\]|"
     r"\$\{[A-Za-z_][A-Za-z0-9_]*:(?![-=?+])([^{}]*)\}|\b[A-Za-z_][A-Za-z0-9_]*\[([^\][]*)\]\+?=|"
-    r"\b(?:declare|typeset|local)\s+-\w*i\w*\s+([^;&|\n]*)")
+    r"\b(?:declare|typeset|local)\s+-\w*i\w*\s+([^;&|\n]*)|"
+    r"\$\{!([A-Za-z_][A-Za-z0-9_]*)")
 _ARITH_TEST = re.compile(r"-(?:eq|ne|lt|le|gt|ge)\b")
 
 
@@ -254,6 +257,8 @@ def unquote(raw: str) -> Word:
         else:
             if c in "*?" or (c == "[" and "]" in raw[i + 2:]) or (c == "{" and "," in raw[i:]):
                 globbing = True
+            elif c == "~" and i and raw[i - 1] == "=" and _ASSIGNMENT_PREFIX.match(raw[:i]):
+                dynamic = True  # h=~/x is h=/home/me/x to bash (an assignment-like word)
             elif c == "~" and (i == 0 or raw[i - 1] in "=:") and _RUN_TIME_TILDE.match(raw, i):
                 dynamic = True  # ~+ is $PWD, ~- $OLDPWD, ~N the directory stack (also after
                 # = or : in words like if=~-/x, which bash expands too): run-time places
@@ -265,6 +270,7 @@ def unquote(raw: str) -> Word:
 # A tilde-prefix bash may expand to a directory only known at run time (~+, ~-, ~2, ~-1),
 # or one ending at ':' or '=' (`~:x` is `$HOME:x`), which no path check reads as the home.
 # (`=~` also shows up in words that never expand, such as a sed script: asked, not wrong.)
+_ASSIGNMENT_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\Z")
 _RUN_TIME_TILDE = re.compile(r"~(?:[-+0-9=]|[^/]*:)")
 
 
@@ -531,7 +537,10 @@ class _Walker:
             if part.kind == "assignment":
                 self.nested(part, src, depth, via, remote)
                 target = part.word.split("=", 1)[0]
-                if not unquote(src[part.pos[0]:part.pos[1]].split("=", 1)[-1]).literal:
+                value = unquote(src[part.pos[0]:part.pos[1]].split("=", 1)[-1])
+                if _subscript_code(value.value):  # x=a[\$\(cmd\)]: escapes hide it
+                    self.opaque.append(SUBSCRIPT_CODE)
+                if not value.literal:
                     self.tainted.add(target.split("[", 1)[0].rstrip("+"))
                 if "[" in target and any(c in target for c in "$`'\""):
                     # bash evaluates an array subscript as arithmetic: a[$(cmd)], a['$x']

@@ -146,21 +146,13 @@ SUBSCRIPT = [
 ]
 ESCAPED_SUBSCRIPT = "an escaped or built value bash evaluates as an expression: HIGH"
 SUBSCRIPT_HOLES = [
-    A("x=a[\\$\\(rm\\ -r\\ y\\)]; echo $((x))", "", "subscript", RUNS,
-      hole=f"{ESCAPED_SUBSCRIPT}: backslashes hide '$(' from the text check; x holds "
-           "a[$(rm -r y)] and $((x)) runs rm -r y"),
-    A("printf -v x 'a[%s(rm -r y)]' '$'; echo $((x))", "", "subscript", RUNS,
-      hole=f"{ESCAPED_SUBSCRIPT}: printf pastes the '$' in at run time"),
-    A("x=$(printf 'a[\\x24(rm -r y)]'); echo $((x + 1))", "", "subscript", RUNS,
-      hole=f"{ESCAPED_SUBSCRIPT}: printf's \\x24 is '$'"),
-    A("read x <<< 'a[$''(rm -r y)]'; echo $((x))", "", "subscript", RUNS,
-      hole=f"{ESCAPED_SUBSCRIPT}: two quoted strings meet at '$(' only after quote removal"),
-    A("declare -i n; n=a[\\$\\(rm\\ -r\\ y\\)]", "", "subscript", RUNS,
-      hole=f"{ESCAPED_SUBSCRIPT}: assigning to an integer variable evaluates the value"),
-    A("x=a[\\$\\(rm\\ -r\\ y\\)]; [[ $x -gt 0 ]]", "", "subscript", RUNS,
-      hole=f"{ESCAPED_SUBSCRIPT}: [[ -gt ]] evaluates both sides as arithmetic"),
-    A("x=a[\\$\\(rm\\ -r\\ y\\)]; echo ${!x}", "", "subscript", RUNS,
-      hole=f"{ESCAPED_SUBSCRIPT}: ${{!x}} expands the name in x, subscript included"),
+    A("x=a[\\$\\(rm\\ -r\\ y\\)]; echo $((x))", "", "subscript", RUNS),
+    A("printf -v x 'a[%s(rm -r y)]' '$'; echo $((x))", "", "subscript", RUNS),
+    A("x=$(printf 'a[\\x24(rm -r y)]'); echo $((x + 1))", "", "subscript", RUNS),
+    A("read x <<< 'a[$''(rm -r y)]'; echo $((x))", "", "subscript", RUNS),
+    A("declare -i n; n=a[\\$\\(rm\\ -r\\ y\\)]", "", "subscript", RUNS),
+    A("x=a[\\$\\(rm\\ -r\\ y\\)]; [[ $x -gt 0 ]]", "", "subscript", RUNS),
+    A("x=a[\\$\\(rm\\ -r\\ y\\)]; echo ${!x}", "", "subscript", RUNS),
 ]
 
 ATTACKS3 = PLAIN + GIT_DIR + CATALOGUE + SUBSCRIPT + SUBSCRIPT_HOLES
@@ -195,12 +187,9 @@ NO_RULES3 = [
     A("faketime -f -mf rm ls -r x", "-mf rm ls -r x", "unknown", "cs"),
     # GNU patch -B PREFIX / -Y PREFIX: "with -B /junk/ the simple backup file name for
     # src/patch/util.c is /junk/src/patch/util.c" (man patch): backups land outside.
-    A("patch -b -B ~/. bashrc x.patch", "-B", "", "s",
-      hole="HIGH: the backup of ./bashrc (content the model wrote) goes to ~/.bashrc"),
-    A("patch -b --prefix=/tmp/ -p1 -i x.patch", "--prefix", "", "s",
-      hole="HIGH: every backup is written under /tmp/"),
-    A("patch -b -Y ../../ -p1 -i x.patch", "-Y", "", "s",
-      hole="HIGH: -Y ../../ puts each backup two directories above the patched file"),
+    A("patch -b -B ~/. bashrc x.patch", "writes ~/.", "writes a file", "s"),
+    A("patch -b --prefix=/tmp/ -p1 -i x.patch", "writes /tmp/", "writes a file", "s"),
+    A("patch -b -Y ../../ -p1 -i x.patch", "writes ../../", "writes a file", "s"),
     # A glob that bash expands to .git: what is written is .git/config or .git/hooks.
     A("cp x .gi?/config", "writes .gi?/config", "where git finds programs to run", "s"),
     A("printf '[core]\\n\\tfsmonitor = ./x\\n' >> .gi?/config", "> .gi?/config",
@@ -208,35 +197,26 @@ NO_RULES3 = [
     A("cp pre-commit .[g]it/hooks", "writes .[g]it/hooks", "where git finds programs to run",
       "s"),
     A("tar -xf x.tar -C .gi?", "writes .gi?", "where git finds programs to run", "s"),
-    A("ln -s .gi? g && cp x g/config", "ln -s .gi? g", "where git finds programs to run",
-      "s", hole="HIGH: the link points at .git, so g/config is .git/config"),
+    A("ln -s .gi? g && cp x g/config", "writes .gi?", "where git finds programs to run",
+      "s"),
     # GNU tar --transform renames members when extracting too (man tar); '.git/' is a name
     # like any other.
-    A("tar -xf x.tar --transform='s,^,.git/hooks/,'", "--transform", "", "s",
-      hole="HIGH: every member lands in .git/hooks"),
+    A("tar -xf x.tar --transform='s,^,.git/hooks/,'", "--transform", "", "s"),
     # A bare repository is a git dir not named .git: its config (core.fsmonitor,
-    # diff.external) is as much code as .git/config, and writing it is a plain write.
-    A("git clone -q --bare . b && printf '[diff]\\n\\texternal = ./x\\n' >> b/config && "
-      "git -C b diff HEAD~1 HEAD", "b/config", "", "s",
-      hole="HIGH: git diff runs diff.external from the bare repository's config"),
-    A("git --git-dir=b --work-tree=. status", "--git-dir", "", "c",
-      hole="MEDIUM: a git dir chosen by the command (an embedded bare repository in a cloned "
-           "project, or one the model wrote) whose config runs core.fsmonitor"),
+    # diff.external) is as much code as .git/config. saikish runs every command with
+    # safe.bareRepository=explicit, so `git -C b` never uses it (tests/test_tools.py,
+    # test_bash_uses_a_bare_repository_only_when_it_is_named); naming one is asked:
+    A("git --git-dir=b --work-tree=. status", "--git-dir", "", "c"),
     # GNU tar: "An archive name that has a colon in it specifies a file or device on a remote
     # machine", reached with rsh (man tar); --force-local turns it off.
-    A("tar tf evil.example:a.tar", "tar tf", "", "c",
-      hole="MEDIUM: contacts evil.example through the remote shell; rated read-only"),
+    A("tar tf evil.example:a.tar", "tar tf", "", "c"),
     # zsh reads $ZDOTDIR/.zshenv for every shell, -c included: a workspace .zshenv runs.
-    A("ZDOTDIR=. zsh -c ls", "zsh -c ls", "sets ZDOTDIR", RUNS,
-      hole="MEDIUM: ZDOTDIR is not a hijacking variable"),
-    A("VIRTUAL_ENV=./evil uv pip list", "uv pip list", "sets VIRTUAL_ENV", RUNS,
-      hole="LOW: uv uses the active environment and runs its interpreter to query it"),
-    A("SSLKEYLOGFILE=~/.bashrc curl https://x.example", "curl", "SSLKEYLOGFILE", "s",
-      hole="LOW: curl appends TLS secrets to the file named, outside the workspace"),
+    A("ZDOTDIR=. zsh -c ls", "zsh -c ls", "sets ZDOTDIR", RUNS),
+    A("VIRTUAL_ENV=./evil uv pip list", "uv pip list", "sets VIRTUAL_ENV", RUNS),
+    A("SSLKEYLOGFILE=~/.bashrc curl https://x.example", "curl", "SSLKEYLOGFILE", "s"),
     # gcc -v prints the version and goes on compiling and linking its inputs; -l is an
     # input (the linker runs and writes a.out), though it is no operand to the grammar.
-    A("gcc -v -shared -lc", "gcc -v -shared -lc", "", "c",
-      hole="LOW: the version effect makes a link (a.out written, ld run) read-only"),
+    A("gcc -v -shared -lc", "gcc -v -shared -lc", "", "c"),
     # python -m puts the current directory first on sys.path: ./json.py runs.
     A("python3 -m json.tool x.json", "json.tool", "", "c",
       hole="LOW: a json.py or json/ in the workspace runs instead of the standard module"),
@@ -251,7 +231,7 @@ RULED = [
     (["Bash(tee *)"], A("tee -a .gi?/config < f", "writes .gi?/config",
                         "where git finds programs to run", "c")),
     (["Bash(tar *)"], A("tar -xf x.tar --transform='s,^,.git/hooks/,'", "--transform", "",
-                        "c", hole="HIGH: Bash(tar *) covers extracting into .git/hooks")),
+                        "c")),
     # 'names .git' is tested as a substring: a glob meant for .github or .gitignore reaches in.
     ([{"tool": "write_file", "when": {"path": ".git*/**"}}],
      A("echo x >> .git/config", "> .git/config", "where git finds programs to run", "cs")),
@@ -269,12 +249,11 @@ RULED = [
 SYMLINKS3 = [
     # bash expands ~ after the '=' of a word that looks like an assignment, even as an
     # argument (printf: h=~/x -> h=/home/.../x); through the link 'h=' that is the home.
-    A("cat h=~/.gitconfig", "reads", "outside the workspace", RUNS,
-      hole="MEDIUM: bash reads /home/<user>/.gitconfig through the link h= -> /; saikish "
-           "checks the path h=~/.gitconfig, which does not exist"),
-    A("cp x h=~/.bashrc", "writes", "", "s",
-      hole="MEDIUM: writes ~/.bashrc through h= -> /"),
+    A("cat h=~/.gitconfig", "reads h=~/.gitconfig", "only known at run time", RUNS),
+    A("cp x h=~/.bashrc", "writes", "", "s"),
     # grep -R and rg -L follow the links they meet while recursing.
+    # Left open: asking for every grep -R would also stop rules covering `xargs grep` (its
+    # input could spell -R); links named as paths are resolved (below).
     A("grep -R KEY .", "grep -R", "", RUNS,
       hole="MEDIUM: grep -R follows home -> the home directory"),
     A("rg -L KEY", "rg -L", "", RUNS, hole="MEDIUM: rg -L follows home -> the home directory"),

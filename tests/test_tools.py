@@ -127,3 +127,31 @@ def test_edit_file(ws: Path) -> None:
     assert not run("edit_file", ctx, path="f.py", old_string="a = 1", new_string="b",
                    replace_all=True)[1]
     assert (ws / "f.py").read_text() == "b\nb\n"
+
+
+def test_bash_uses_a_bare_repository_only_when_it_is_named(ws: Path) -> None:
+    """A cloned project can carry a bare repository as plain files; its config (here
+    diff.external) must not be picked up by `git -C dir ...`, which reads as harmless."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", "--bare", str(ws / "b")], check=True)
+    subprocess.run(["git", "--git-dir", str(ws / "b"), "config", "diff.external", "./x"],
+                   check=True)
+    plain = subprocess.run(["git", "-C", "b", "config", "diff.external"], cwd=ws,
+                           capture_output=True, text=True)
+    assert plain.stdout.strip() == "./x"  # git alone finds the bare repository
+    text, failed = run("bash", RunContext(str(ws)), command="git -C b config diff.external")
+    assert failed and "./x" not in text
+    named, failed = run("bash", RunContext(str(ws)),
+                        command="git --git-dir=b config diff.external")
+    assert not failed and "./x" in named  # named on purpose: the engine asks about that
+
+
+def test_git_guard_keeps_the_persons_own_config_parameters() -> None:
+    from saikish.childenv import with_git_guards
+
+    env = with_git_guards({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "user.name",
+                           "GIT_CONFIG_VALUE_0": "me"})
+    assert env["GIT_CONFIG_KEY_0"] == "user.name"
+    assert (env["GIT_CONFIG_COUNT"], env["GIT_CONFIG_KEY_1"], env["GIT_CONFIG_VALUE_1"]) == (
+        "2", "safe.bareRepository", "explicit")

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from saikish.childenv import child_environment
+from saikish.childenv import child_environment, with_git_guards
 from saikish.tools.base import RunContext, Tool, ToolOutput
 from saikish.tools.output import BoundedText
 from saikish.tools.reaper import MARKER_VARIABLE, end_all, end_late_ones
@@ -66,7 +66,8 @@ def spawn(command: str, ctx: RunContext, marker: str) -> subprocess.Popen[bytes]
     marker variable is inherited by every descendant, even one that calls setsid,
     so they can be found and ended with the call.
     """
-    env = {**child_environment(ctx.secrets), MARKER_VARIABLE: marker}  # keys stay home (§4.8)
+    env = {**with_git_guards(child_environment(ctx.secrets)),  # keys stay home (§4.8)
+           MARKER_VARIABLE: marker}
     argv = ["bash", "-c", command]
     if ctx.sandbox is not None:  # docs/SPEC.md §4.9: a call nobody looked at
         argv = ctx.sandbox.wrap(argv)
