@@ -31,7 +31,7 @@ import pytest
 
 from saikish.policy import Context
 from saikish.types import Autonomy, Mode, Source, Verdict
-from tests import gtfo_rows_admin, gtfo_rows_tools
+from tests import gtfo_rows_admin, gtfo_rows_more, gtfo_rows_tools
 from tests.gtfo import G, Gtfo, _mark
 from tests.test_engine_attacks import assess, blocking_part, context, explain
 
@@ -8634,8 +8634,8 @@ BENIGN: list[tuple[str, str, str | None]] = [
 ]
 
 # More binaries, one family each, catalogued later (tests/gtfo_rows_*.py: data only).
-GTFO += gtfo_rows_admin.GTFO + gtfo_rows_tools.GTFO
-BENIGN += gtfo_rows_admin.BENIGN + gtfo_rows_tools.BENIGN
+GTFO += gtfo_rows_admin.GTFO + gtfo_rows_tools.GTFO + gtfo_rows_more.GTFO
+BENIGN += gtfo_rows_admin.BENIGN + gtfo_rows_tools.BENIGN + gtfo_rows_more.BENIGN
 
 
 @pytest.mark.parametrize("row", [
