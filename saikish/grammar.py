@@ -399,6 +399,7 @@ class _Parser:
             return i + 1
         if role == "cmd":
             self.state.inner.append(Inner(i, len(self.words), appends=self.entry.has("appends")))
+            self.state.has_code = True  # a command given: no shell reading the input
             return None
         if role == "remote":
             text = " ".join(x.value for x in self.words[i:])

@@ -487,7 +487,10 @@ RUNNERS = [
     A("toybox rm -r x", "rm -r x", "rm -r deletes"),
     A("entr -s 'rm -r x'", "entr -s", "runs code given on the command line", RUNS),
     A("fakeroot -l /tmp/e.so ls", "fakeroot -l /tmp/e.so", "preloads a library", RUNS),
-    A("echo id | fakeroot", "fakeroot", "unknown", "cs"),
+    A("echo id | fakeroot", "fakeroot", "a pipe into fakeroot", RUNS),
+    # a wrapper given no command starts a shell reading its input (stdin code)
+    A("echo id | firejail --quiet", "firejail --quiet", "a pipe into firejail", RUNS),
+    A("echo id | unshare --user", "unshare --user", "a pipe into unshare", RUNS),
     A("dbus-run-session --dbus-daemon=/tmp/x ls", "dbus-run-session --dbus-daemon",
       "names the program it runs", RUNS),
     A("npx evil", "evil", "unknown"),

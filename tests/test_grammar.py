@@ -185,3 +185,13 @@ def test_a_version_option_is_read_only_only_with_no_operand(command: str, risk: 
                                                             from_stdin: bool, why: str) -> None:
     found = parsed(command)
     assert (found.risk, found.stdin_code) == (risk, from_stdin), why
+
+
+@pytest.mark.parametrize(("command", "from_stdin"), [
+    ("fakeroot", True), ("fakeroot make install", False), ("unshare --user", True),
+    ("unshare --user id", False), ("nice", False),
+])
+def test_a_wrapper_with_no_command_runs_its_input_only_when_marked(command: str,
+                                                                  from_stdin: bool) -> None:
+    """stdin code on a wrapper: with no command it starts a shell that reads its input."""
+    assert parsed(command).stdin_code is from_stdin
