@@ -142,8 +142,11 @@ GH_ROWS = [
       "gh workflow run ci.yml -F env=staging"),
     R(GH, A("gh api -F body=@/etc/hosts repos/o/r/issues", "gh api -F",
             "gh api -F adds fields and makes the request a POST"), "gh api repos/o/r"),
-    R(GH, A("gh pr checkout -f 12", "gh pr checkout -f", "resets the local branch"),
-      "gh pr checkout 12"),
+    R(GH, A("gh repo clone o/r d -- --upload-pack=./evil", "gh repo clone o/r d",
+            "passes the words after the repository to git clone", RUNS), "gh repo clone o/r d"),
+    R(GH, A("gh repo fork o/r --clone -- --template=/tmp/t", "gh repo fork o/r --clone",
+            "passes the words after the repository to git clone", RUNS),
+      "gh repo fork o/r --clone"),
 ]
 
 # -- package managers and build tools ------------------------------------------------
