@@ -556,8 +556,15 @@ class _Parser:
         if roles is None and state.lists:
             roles = ["text"] * len(state.operands)
         if roles is None:
+            # More operands than the entry takes: a rule must name the first extra one
+            # (gh repo clone REPO -- --upload-pack=...); too few is only a caveat.
+            plain = [r for r in pattern if r.name not in TERMINAL_ROLES]
+            most = None if any(r.quantity in ("*", "+") for r in plain) else len(plain)
+            extra = state.operands[most][0] if most is not None and \
+                len(state.operands) > most else None
             state.findings.append(Finding(
-                Risk.UNKNOWN, f"{' '.join(self.path)} is given operands it does not take"))
+                Risk.UNKNOWN, f"{' '.join(self.path)} is given operands it does not take",
+                extra))
             roles = ["path"] * len(state.operands)
         if state.lists:
             roles = ["path" if r == "write" else r for r in roles]

@@ -283,6 +283,16 @@ def _tar(found: Parse) -> list[Finding]:
     return []
 
 
+def _git_config(found: Parse) -> list[Finding]:
+    # git 2.46+ subcommands: `git config edit` opens the editor on the config, `set`,
+    # `unset`, `rename-section`, `remove-section` change it (a key always has a dot).
+    first = found.operands[0] if found.operands else ""
+    if first in ("edit", "set", "unset", "rename-section", "remove-section"):
+        return [Finding(U, f"git config {first} changes configuration, which can name "
+                           f"programs to run", found.operand_indexes[0])]
+    return []
+
+
 def _let(found: Parse) -> list[Finding]:
     if any("[" in w for w in found.operands):
         return [Finding(U, "let evaluates an array subscript, which can run code", hard=True)]
@@ -420,8 +430,8 @@ _SEMANTIC: dict[tuple[str, ...], Callable[[Parse], list[Finding]]] = {
     ("sed",): _sed, ("gsed",): _sed, ("awk",): _awk, ("gawk",): _awk, ("mawk",): _awk,
     ("nawk",): _awk, ("dc",): _dc, ("git", "push"): _git_push, ("test",): _test,
     ("[",): _test, ("git", "show"): _git_object, ("git", "cat-file"): _git_object,
-    ("let",): _let, ("tar",): _tar, ("gtar",): _tar, ("declare",): _integer,
-    ("typeset",): _integer, ("local",): _integer,
+    ("let",): _let, ("tar",): _tar, ("gtar",): _tar, ("git", "config"): _git_config,
+    ("declare",): _integer, ("typeset",): _integer, ("local",): _integer,
     ("man",): _man, ("curl",): _urls, ("wget",): _urls,
     ("kubectl",): _kubectl, ("jq",): _jq, ("yq",): _jq, ("make",): _make,
     ("chmod",): _setuid, ("install",): _setuid, ("git", "clone"): _git_clone,

@@ -813,6 +813,7 @@ ATTACKS = (OPTIONS + SPELLINGS + RUNTIME + REDIRECTS + HIJACK + RUNNERS + STDIN 
 # -- the worst: allowed with no rule at all, by autonomy alone --------------------------
 
 NO_RULES = [
+    A("git config edit", "git config edit", "changes configuration", RUNS),
     # xargs splits its input at blanks and newlines: a file named 'a --files0-from=~/.x'
     # or 'x\n-f/etc/shadow' in a cloned repository becomes an option of the command, and a
     # symlink named x.py reads what it points to. The files are unknown: asked.

@@ -195,3 +195,11 @@ def test_a_wrapper_with_no_command_runs_its_input_only_when_marked(command: str,
                                                                   from_stdin: bool) -> None:
     """stdin code on a wrapper: with no command it starts a shell that reads its input."""
     assert parsed(command).stdin_code is from_stdin
+
+
+def test_an_extra_operand_must_be_named_by_a_rule_too_few_is_only_a_caveat() -> None:
+    extra = parsed("whoami x y")
+    assert [(f.risk, f.index) for f in extra.findings] == [(Risk.UNKNOWN, 1)]
+    few = parsed("cp a")
+    assert all(f.index is None for f in few.findings
+               if "operands it does not take" in f.why)
