@@ -20,8 +20,10 @@ from saikish.types import Risk
 
 HERE = Path(__file__).resolve().parent
 # Headers and aka lines start at the beginning of a line, so a plain scan finds them.
-_AKA = re.compile(r"^aka[ \t]+(.*)$", re.MULTILINE)
-_HEADERS = re.compile(r"^\[([^\]\n]+)\]", re.MULTILINE)
+# Searched with a leading newline, not `^` and MULTILINE: a literal prefix lets the regex
+# engine skip ahead, which makes reading the ~900 KB catalogue at start several times faster.
+_AKA = re.compile(r"\naka[ \t]+([^\n]*)")
+_HEADERS = re.compile(r"\n\[([^\]\n]+)\]")
 _RISKS = {"read": Risk.READ_ONLY, "build": Risk.BUILD_TEST, "write": Risk.WRITE,
           "network": Risk.NETWORK, "destructive": Risk.DESTRUCTIVE, "unknown": Risk.UNKNOWN,
           "escalation": Risk.ESCALATION}
@@ -165,8 +167,8 @@ class _Block:
 
     @property
     def line(self) -> int:
-        """The line number of the entry's header."""
-        return self.text.count("\n", 0, self.start) + 1
+        """The line number of the entry's header (the text starts with an added newline)."""
+        return self.text.count("\n", 0, self.start)
 
     @property
     def lines(self) -> list[str]:
@@ -218,7 +220,7 @@ class Catalogue:
         # Runs once per process over every file, so only regexes run over the whole text;
         # an entry's lines are cut out when it is first used.
         assert self._blocks is not None
-        text = path.read_text(encoding="utf-8")
+        text = "\n" + path.read_text(encoding="utf-8")  # every header follows a newline
         headers = list(_HEADERS.finditer(text))
         positions = [m.start() for m in headers]
         blocks = []
