@@ -293,6 +293,28 @@ def _git_config(found: Parse) -> list[Finding]:
     return []
 
 
+# shopt options that change what later commands do in ways the analysis does not follow.
+_SHOPT_UNSEEN = frozenset({"cdable_vars", "lastpipe", "expand_aliases", "execfail",
+                           "sourcepath", "extdebug"})
+
+
+def _git_archive(found: Parse) -> list[Finding]:
+    # git archive --prefix=.git/hooks/ | tar -x: the members land in .git
+    for prefix in _values(found, "--prefix"):
+        if in_git_dir(prefix.rstrip("/") or "."):
+            return [Finding(D, f"git archive --prefix={prefix} names members inside .git, "
+                               f"where git finds programs to run", hard=True)]
+    return []
+
+
+def _shopt(found: Parse) -> list[Finding]:
+    named = [w for w in found.operands if w in _SHOPT_UNSEEN]
+    if named and any(n == "-s" for n, _ in found.options):
+        return [Finding(U, f"shopt -s {named[0]} changes what the commands after it do, "
+                           f"which saikish does not follow", hard=True)]
+    return []
+
+
 def _let(found: Parse) -> list[Finding]:
     if any("[" in w for w in found.operands):
         return [Finding(U, "let evaluates an array subscript, which can run code", hard=True)]
@@ -431,6 +453,7 @@ _SEMANTIC: dict[tuple[str, ...], Callable[[Parse], list[Finding]]] = {
     ("nawk",): _awk, ("dc",): _dc, ("git", "push"): _git_push, ("test",): _test,
     ("[",): _test, ("git", "show"): _git_object, ("git", "cat-file"): _git_object,
     ("let",): _let, ("tar",): _tar, ("gtar",): _tar, ("git", "config"): _git_config,
+    ("shopt",): _shopt, ("git", "archive"): _git_archive,
     ("declare",): _integer, ("typeset",): _integer, ("local",): _integer,
     ("man",): _man, ("curl",): _urls, ("wget",): _urls,
     ("kubectl",): _kubectl, ("jq",): _jq, ("yq",): _jq, ("make",): _make,

@@ -319,8 +319,25 @@ def in_git_dir(path: str) -> bool:
     `git status`), so a write there is code that runs later, judged like a write outside.
     A glob that can match `.git` (`.gi?`, `.[g]it`, `*`) counts."""
     return any(part == GIT_DIR or (_GLOB_CHARS.search(part) is not None and
-                                   fnmatch.fnmatchcase(GIT_DIR, part))
+                                   any(fnmatch.fnmatchcase(GIT_DIR, p) for p in _braces(part)))
                for part in path.lower().split(os.sep))
+
+
+def _braces(word: str, limit: int = 64) -> list[str]:
+    """bash's brace expansion of one path part (`.{git,x}` -> .git, .x), at most `limit`
+    words; a sequence (`{a..z}`) or too many words stand for anything (`*`)."""
+    if _BRACE_SEQUENCE.search(word):
+        return ["*"]
+    match = _BRACE_LIST.search(word)  # a group with a comma; `{}` alone is a literal
+    if match is None:
+        return [word]
+    head, tail = word[:match.start()], word[match.end():]
+    words: list[str] = []
+    for option in match.group(1).split(","):
+        words.extend(_braces(head + option + tail, limit))
+        if len(words) > limit:
+            return ["*"]
+    return words
 
 
 def names_git_dir(glob: str) -> bool:
@@ -329,7 +346,9 @@ def names_git_dir(glob: str) -> bool:
 
 
 GIT_DIR = ".git"
-_GLOB_CHARS = re.compile(r"[*?\[]")
+_GLOB_CHARS = re.compile(r"[*?\[{]")
+_BRACE_LIST = re.compile(r"\{([^{}]*,[^{}]*)\}")
+_BRACE_SEQUENCE = re.compile(r"\{[^{}]*\.\.[^{}]*\}")
 
 
 def workspace_relative(path: str, workspace: str) -> str:

@@ -23,6 +23,7 @@ from saikish.catalogue import Catalogue
 from saikish.grammar import Parse, Word, parse
 from saikish.hijack import is_hijack_var
 from saikish.preparse import Preparsed, preparse
+from saikish.rules import in_git_dir
 
 # Programs that run something as another user or group (docs/SPEC.md §4.1 step 2).
 ESCALATORS = frozenset({"sudo", "su", "doas", "pkexec", "run0", "sudo-rs", "sudoedit",
@@ -149,10 +150,13 @@ def analyse(command: str) -> ShellAnalysis:
         # x='a[$(id)]'; echo $((x)): arithmetic, ${!x}, ${s:x}, b[x] evaluate the value a
         # name holds, and the subscript in it runs; quoting hides it from every parser.
         walker.opaque.append(SUBSCRIPT_CODE)
-    evaluated = walker.tainted & arithmetic_names(command) if walker.tainted else set()
+    if "=~" in command:
+        walker.tainted.add("BASH_REMATCH")  # [[ $(<f) =~ (.*) ]]: the match is data
+    tainted = _closure(walker.tainted, walker.names)
+    evaluated = tainted & arithmetic_names(command) if tainted else set()
     if evaluated:
         # read i < f; echo $((i)): bash evaluates i's value, and f may hold 'a[$(cmd)]'.
-        name = sorted(evaluated)[0]
+        name = sorted(evaluated)[0].replace(POSITIONAL, "1")
         walker.opaque.append(f"arithmetic evaluates ${name}, which holds data only known "
                              f"at run time: an array subscript in it would run")
     commands = [replace(c, shadowed=True) if c.basename in walker.functions and not c.via
@@ -167,6 +171,21 @@ _TOUCHES_NO_FILES = frozenset({"cd", "pushd", "popd", "dirs", "echo", "printf", 
                                "shift", "sleep", "pwd", "read", "local", "declare", "wait"})
 SUBSCRIPT_CODE = "an array subscript holding a command, which bash runs wherever it " \
                  "evaluates the value"
+def _closure(tainted: set[str], names: dict[str, set[str]]) -> set[str]:
+    """Tainted names, and every name whose value names a tainted one (x=n; n from a file)."""
+    result = set(tainted)
+    changed = bool(result)
+    while changed:
+        changed = False
+        for name, targets in names.items():
+            if name not in result and targets & result:
+                result.add(name)
+                changed = True
+    return result
+
+
+POSITIONAL = "#positional"  # $1, $@ after `set --` with words only known at run time
+_DEFAULT_VARIABLE = {"read": "REPLY", "mapfile": "MAPFILE", "readarray": "MAPFILE"}
 # Commands whose variables hold what they read (read NAME, mapfile NAME, printf -v NAME).
 _READS_DATA = frozenset({"read", "mapfile", "readarray", "printf"})
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -175,10 +194,14 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # pattern scans past a bracket or brace it does not close (long hostile text must not make
 # them backtrack).
 _ARITH_PLACES = re.compile(
-    r"\blet\s+([^;&|\n]*)|\$\[([^\][]*)\]|\$\{[A-Za-z_][A-Za-z0-9_]*\[([^\][]*)\]|"
-    r"\$\{[A-Za-z_][A-Za-z0-9_]*:(?![-=?+])([^{}]*)\}|\b[A-Za-z_][A-Za-z0-9_]*\[([^\][]*)\]\+?=|"
-    r"\b(?:declare|typeset|local)\s+-\w*i\w*\s+([^;&|\n]*)|"
+    r"\blet\s+([^;&|\n]*)|\$\[([^\][]*)\]|"
+    r"\$\{[#!]?[A-Za-z_][A-Za-z0-9_]*\[([^\][]*)\](?::(?![-=?+])([^{}]*)\})?|"
+    r"\$\{[#!]?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*]):(?![-=?+])([^{}]*)\}|"
+    r"\b[A-Za-z_][A-Za-z0-9_]*\[([^\][]*)\]\+?=|"
+    r"\b(?:declare|typeset|local)\s+(?:-\w+\s+)*-\w*i\w*\s+([^;&|\n]*)|"
     r"\$\{!([A-Za-z_][A-Za-z0-9_]*)")
+# $1 ${1} $@ in an arithmetic place: the positional parameters.
+_POSITIONAL_REF = re.compile(r"\$\{?(?:[0-9]+|[@*])")
 _ARITH_TEST = re.compile(r"-(?:eq|ne|lt|le|gt|ge)\b")
 
 
@@ -202,7 +225,10 @@ def arithmetic_names(text: str) -> set[str]:
         if _ARITH_TEST.search(region):
             regions.append(region)
         start = -1 if end < 0 else text.find("[[", end + 2)
-    return {name for region in regions for name in _NAME.findall(region)}
+    names = {name for region in regions for name in _NAME.findall(region)}
+    if any(_POSITIONAL_REF.search(region) for region in regions):
+        names.add(POSITIONAL)
+    return names
 
 
 def _subscript_code(text: str) -> bool:
@@ -354,6 +380,12 @@ class _Walker:
     # Variables holding data only known at run time (read from a file or a command's
     # output, a file name): arithmetic that names one evaluates that data as code.
     tainted: set[str] = field(default_factory=set)
+    # x=n: x's value names n, and arithmetic on x evaluates n too (resolved at the end).
+    names: dict[str, set[str]] = field(default_factory=dict)
+    # How many times a cd/pushd/popd changed the directory: a change inside a wrapper
+    # (`builtin cd`, `eval 'cd ~'`) or a pipeline's last part (lastpipe) leaves it unknown.
+    moves: int = 0
+    moved_to: str | None = None
 
     # -- scripts and nodes ------------------------------------------------------
 
@@ -411,13 +443,18 @@ class _Walker:
               remote: bool) -> None:
         """Commands split by `_plain_segments`: each is a simple command."""
         previous = ""
+        moves = self.moves
         for raw, operator in segments:
             piped = "|" in (previous, operator)
+            if previous != "|":
+                moves = self.moves  # a pipeline (or a lone command) starts here
             stdin = "pipe" if previous == "|" else None
             words = [unquote(w) for w in raw]
             if piped:
                 with self.subshell():
                     self.simple(words, (), self.hijack, depth, via, stdin, remote)
+                if operator != "|" and self.moves != moves:  # lastpipe: the last part of
+                    self.cwd.path = None  # a pipeline may run in this shell
             else:
                 self.simple(words, (), self.hijack, depth, via, stdin, remote)
             previous = operator
@@ -432,9 +469,12 @@ class _Walker:
             self.command(node, src, depth, via, stdin, remote)
         elif kind == "pipeline":
             parts = [p for p in node.parts if p.kind not in ("pipe", "reservedword")]
+            moves = self.moves
             for index, part in enumerate(parts):
                 with self.subshell():  # every part of a pipeline runs in its own subshell
                     self.node(part, src, depth, via, "pipe" if index else stdin, remote)
+            if self.moves != moves:  # with lastpipe the last part's cd is the shell's own
+                self.cwd.path = None
         elif kind == "compound" and _is_subshell(node):
             with self.subshell():
                 self.children(node, src, depth, via, stdin, remote)
@@ -540,8 +580,11 @@ class _Walker:
                 value = unquote(src[part.pos[0]:part.pos[1]].split("=", 1)[-1])
                 if _subscript_code(value.value):  # x=a[\$\(cmd\)]: escapes hide it
                     self.opaque.append(SUBSCRIPT_CODE)
+                name = target.split("[", 1)[0].rstrip("+")
                 if not value.literal:
-                    self.tainted.add(target.split("[", 1)[0].rstrip("+"))
+                    self.tainted.add(name)
+                elif _NAME.fullmatch(value.value):
+                    self.names.setdefault(name, set()).add(value.value)
                 if "[" in target and any(c in target for c in "$`'\""):
                     # bash evaluates an array subscript as arithmetic: a[$(cmd)], a['$x']
                     self.opaque.append("an array subscript that bash evaluates as code")
@@ -606,16 +649,24 @@ class _Walker:
         if found.variables and (found.path[0] in _READS_DATA or not all(w.literal
                                                                      for w in words)):
             self.tainted.update(v.split("[", 1)[0] for v in found.variables)
+        elif found.path[0] in _DEFAULT_VARIABLE:  # read < f fills REPLY, mapfile MAPFILE
+            self.tainted.add(_DEFAULT_VARIABLE[found.path[0]])
+        if found.path[0] == "set" and not all(w.literal for w in words):
+            self.tainted.add(POSITIONAL)  # set -- *, set -- $(<f): $1 holds data
         variables = [v for v in found.variables if v == "$dynamic" or is_hijack_var(v)]
         if variables:
             self.hijack = hijack = variables[0] if variables[0] != "$dynamic" else \
                 "a variable named at run time"
+        moves = self.moves
         with self.directory(found.chdir):
             reads = redirect_reads + tuple(self.cwd.resolve(_name_found(w, found_under))
                                            for w in found.reads)
             reads = tuple(dict.fromkeys(reads + self.working_directory(found.path[0], remote)))
             own_writes = writes + tuple(self.cwd.resolve(_name_found(w, found_under))
                                         for w in found.writes)
+            if own_writes and any(in_git_dir(r.path) for r in reads):
+                # cp -r x/.git . writes ./.git: copying a git dir puts its hooks in place
+                own_writes += (self.cwd.resolve(Word(".git")),)
             runs = [i for i in found.inner if i.script is None and i.end > i.start]
             own = runs or any(i.remote for i in found.inner)
             command = SimpleCommand(
@@ -633,6 +684,8 @@ class _Walker:
                                 outer, offset + inner.start, found_under=names,
                                 module_of=name if inner.module else None,
                                 input_words=inner.appends and name != "find")
+        if self.moves != moves:  # `builtin cd ~`, `eval 'cd ~'`: the move is the shell's own
+            self.cwd.path = self.moved_to
         self.change_directory(found, words)
         if found.stdin_code:
             self.stdin_code(found, feeds or [], depth, via, remote)
@@ -648,6 +701,8 @@ class _Walker:
     def change_directory(self, found: Parse, words: list[Word]) -> None:
         if found.path[0] not in ("cd", "pushd", "popd"):
             return
+        self.moves += 1
+        self.moved_to = None  # set below when the new place is known
         operands = found.operands
         if found.path[0] == "cd" and not operands and len(words) == 1:
             self.cwd.path = "~"  # cd alone goes home
@@ -657,6 +712,7 @@ class _Walker:
             self.cwd.path = target.path if target.known and not target.glob else None
         else:
             self.cwd.path = None
+        self.moved_to = self.cwd.path
 
     def heredoc_write(self, words: list[Word], writes: list[Target],
                       feeds: list[tuple[str, Word]]) -> None:

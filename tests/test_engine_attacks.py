@@ -529,7 +529,7 @@ RUNNERS = [
     A("chroot / rm -r y", "chroot", "", "c"),
     A("systemd-run id", "systemd-run id", "without --user runs as another user", "csf"),
     A("systemd-run --user id", "systemd-run --user id", "outside this session", "cs"),
-    A("trap 'rm -r y' EXIT", "'trap rm -r y EXIT' is unknown", ""),
+    A("trap 'rm -r y' EXIT", "rm -r y EXIT", "rm -r deletes"),
     A("coproc rm -r y", "", "shell syntax saikish cannot read", RUNS),
     A("ls | time rm -r y", "rm -r y", "rm -r deletes"),
     A("! rm -r y", "rm -r y", "rm -r deletes"),

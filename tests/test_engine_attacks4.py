@@ -28,27 +28,22 @@ from tests.test_engine_attacks import RUNS, A, Attack, assess, blocking_part, co
 # (`with self.directory(found.chdir)`), so the next command is taken to run in the workspace.
 
 DIRECTORY_HOLES = [
-    A("builtin cd ~ && grep -r token", "reads ~", "outside the workspace", RUNS,
-      hole="HIGH: builtin cd is forgotten: grep -r searches the home directory unasked"),
+    A("builtin cd ~ && grep -r token", "reads ~", "outside the workspace", RUNS),
     A("command cd ~/.config/gh && cat hosts.yml", "reads ~/.config/gh", "outside the workspace",
-      RUNS, hole="HIGH: command cd is forgotten: cat prints the GitHub token unasked"),
-    A("builtin cd /etc && cat passwd", "reads /etc", "outside the workspace", RUNS,
-      hole="HIGH: any relative path after builtin cd is read as a workspace path"),
-    A("command -p cd ~ && rg -uu KEY", "reads ~", "outside the workspace", RUNS,
-      hole="HIGH: command -p cd is forgotten"),
-    A("builtin pushd .. && rg -uu password", "reads", "", RUNS,
-      hole="HIGH: builtin pushd is forgotten: rg searches the parent directory"),
-    A("command pushd .. && rg -uu password", "reads", "", RUNS,
-      hole="HIGH: command pushd is forgotten"),
+      RUNS),
+    A("builtin cd /etc && cat passwd", "reads /etc", "outside the workspace", RUNS),
+    A("command -p cd ~ && rg -uu KEY", "reads ~", "outside the workspace", RUNS),
+    A("builtin pushd .. && rg -uu password", "reads", "", RUNS),
+    A("command pushd .. && rg -uu password", "reads", "", RUNS),
     # man bash, shopt: "lastpipe If set, and job control is not active, the shell runs the
     # last command of a pipeline ... in the current shell environment" (bash -c: no job
     # control), so this cd moves the shell; the walker runs every pipeline part in a subshell.
-    A("shopt -s lastpipe; : | cd ~; grep -r KEY", "reads ~", "outside the workspace", "sf",
-      hole="HIGH: under lastpipe the cd at a pipeline's end moves the shell"),
+    A("shopt -s lastpipe; : | cd ~; grep -r KEY", "shopt -s lastpipe", "does not follow",
+      "sf"),
     # cdable_vars: "an argument to the cd builtin command that is not a directory is assumed
     # to be the name of a variable whose value is the directory to change to".
-    A("shopt -s cdable_vars; h=~; cd h && grep -r KEY", "reads", "", "sf",
-      hole="HIGH: cd h goes to $h (the home directory), read as the workspace's h"),
+    A("shopt -s cdable_vars; h=~; cd h && grep -r KEY", "shopt -s cdable_vars",
+      "does not follow", "sf"),
     # Pathname expansion reads the directory: file names of ~/.ssh reach the model.
     A("cd ~/.ssh && echo *", "reads ~/.ssh", "outside the workspace", RUNS,
       hole="LOW: a glob lists the names in the directory cd moved to (names only)"),
@@ -80,10 +75,8 @@ DIRECTORY = [
     # Full-auto runs unknown and destructive commands, but must still ask for reads outside
     # the workspace: these move the shell where the walker does not follow (eval's script and
     # a trap run in the current shell), or read ~ under the name of a write.
-    A("eval 'cd ~' && grep -r KEY", "reads ~", "outside the workspace", "f",
-      hole="MEDIUM: the cd in eval's script is forgotten; full-auto lets grep search ~"),
-    A("trap 'cd ~' DEBUG; grep -r KEY", "reads ~", "outside the workspace", "f",
-      hole="MEDIUM: the DEBUG trap runs cd ~ before grep in the same shell"),
+    A("eval 'cd ~' && grep -r KEY", "reads ~", "outside the workspace", "f"),
+    A("trap 'cd ~' DEBUG; grep -r KEY", "reads ~", "outside the workspace", "f"),
     A("ln -s ~ h && cd h && grep -r KEY", "reads", "", "f",
       hole="MEDIUM: cd through a link made in the same call: grep searches ~"),
     A("tar -czf o.tgz -C ~ .", "reads ~", "outside the workspace", "f",
@@ -100,35 +93,23 @@ DIRECTORY = [
 ARITH = "arithmetic evaluates"
 ARITH_HOLES = [
     # read with no names sets REPLY, mapfile with none MAPFILE (man bash).
-    A("read < f; echo $((REPLY))", "$REPLY", ARITH, RUNS,
-      hole="HIGH: read with no name fills REPLY, which is never marked as run-time data"),
-    A("mapfile < f; echo $((MAPFILE))", "$MAPFILE", ARITH, RUNS,
-      hole="HIGH: mapfile with no name fills MAPFILE"),
-    A("[[ $(<f) =~ (.*) ]]; echo $((BASH_REMATCH[1]))", "$BASH_REMATCH", ARITH, RUNS,
-      hole="HIGH: =~ copies the file into BASH_REMATCH"),
+    A("read < f; echo $((REPLY))", "$REPLY", ARITH, RUNS),
+    A("mapfile < f; echo $((MAPFILE))", "$MAPFILE", ARITH, RUNS),
+    A("[[ $(<f) =~ (.*) ]]; echo $((BASH_REMATCH[1]))", "$BASH_REMATCH", ARITH, RUNS),
     # Positional parameters: file names from a cloned project, or a file's words.
-    A("set -- *; echo $(($1))", "", ARITH, RUNS,
-      hole="HIGH: a file named a[$(cmd)] in the project runs cmd"),
-    A("set -- $(<f); echo $(($1))", "", ARITH, RUNS,
-      hole="HIGH: $1 holds the file's first word"),
+    A("set -- *; echo $(($1))", "", ARITH, RUNS),
+    A("set -- $(<f); echo $(($1))", "", ARITH, RUNS),
     # A literal name that names tainted data: bash evaluates values recursively.
-    A("read n < f; x=n; echo $((x))", "$", ARITH, RUNS,
-      hole="HIGH: x holds the name n; evaluating x evaluates n's value"),
-    A("declare -i n; read v < f; n=v", "$v", ARITH, RUNS,
-      hole="HIGH: assigning to an integer variable evaluates v's value"),
-    A("read v < f; declare -r -i n=v", "$v", ARITH, RUNS,
-      hole="HIGH: declare -i after another option is not matched by the regex"),
+    A("read n < f; x=n; echo $((x))", "$", ARITH, RUNS),
+    A("declare -i n; read v < f; n=v", "$n", ARITH, RUNS),
+    A("read v < f; declare -r -i n=v", "$v", ARITH, RUNS),
     # Offsets and lengths are arithmetic ("Parameter Expansion"), on ${@:...}, ${a[@]:...},
     # ${1:...} too; ${#a[n]} and ${!a[n]} evaluate the subscript.
-    A("read n < f; set -- a b; echo ${@:n}", "$n", ARITH, RUNS,
-      hole="HIGH: ${@:OFFSET} is arithmetic"),
-    A("read n < f; a=(1 2); echo ${a[@]:n}", "$n", ARITH, RUNS,
-      hole="HIGH: ${a[@]:OFFSET} is arithmetic"),
-    A("read n < f; echo ${1:n}", "$n", ARITH, RUNS, hole="HIGH: ${1:OFFSET} is arithmetic"),
-    A("read n < f; a=(1 2); echo ${#a[n]}", "$n", ARITH, RUNS,
-      hole="HIGH: ${#a[SUBSCRIPT]} evaluates the subscript"),
-    A("read n < f; echo \"${!a[n]}\"", "$n", ARITH, RUNS,
-      hole="HIGH: ${!a[SUBSCRIPT]} evaluates the subscript"),
+    A("read n < f; set -- a b; echo ${@:n}", "$n", ARITH, RUNS),
+    A("read n < f; a=(1 2); echo ${a[@]:n}", "$n", ARITH, RUNS),
+    A("read n < f; echo ${1:n}", "$n", ARITH, RUNS),
+    A("read n < f; a=(1 2); echo ${#a[n]}", "$n", ARITH, RUNS),
+    A("read n < f; echo \"${!a[n]}\"", "$n", ARITH, RUNS),
 ]
 
 ARITH_BLOCKED = [
@@ -151,18 +132,13 @@ ARITH_BLOCKED = [
 # upstream (git archive --prefix).
 
 GIT_HOLES = [
-    A("cp -r x/.git .", "writes", "where git finds programs to run", "cs",
-      hole="HIGH: cp into a directory writes its basename .git there"),
-    A("rsync -a x/.git .", "", "where git finds programs to run", "cs",
-      hole="HIGH: rsync SRC DIR writes DIR/.git"),
-    A("cp x .{git,y}/config", "writes", "where git finds programs to run", "cs",
-      hole="HIGH: brace expansion spells .git; the check knows * ? [ only"),
-    A("cp x .gi{t,}/config", "writes", "where git finds programs to run", "cs",
-      hole="HIGH: brace expansion spells .git"),
+    A("cp -r x/.git .", "writes", "where git finds programs to run", "cs"),
+    A("rsync -a x/.git .", "", "where git finds programs to run", "cs"),
+    A("cp x .{git,y}/config", "writes", "where git finds programs to run", "cs"),
+    A("cp x .gi{t,}/config", "writes", "where git finds programs to run", "cs"),
     A("git archive --prefix=.git/hooks/ HEAD:hooks | tar -x", "", "where git finds programs",
-      "cs", hole="HIGH: the archive's members are named .git/hooks/... by the prefix"),
-    A("tar -cf - -C x .git | tar -xf -", "", "where git finds programs", "cs",
-      hole="HIGH: a tar pipe copies x/.git over ./.git"),
+      "cs"),
+    A("tar -cf - -C x .git | tar -xf -", "", "where git finds programs", "cs"),
     A("tar -xf x.tar", "", "where git finds programs", "cs",
       hole="MEDIUM: a project archive can hold .git/hooks/pre-commit; tar -x writes it"),
     A("unzip x.zip", "", "where git finds programs", "cs",

@@ -515,3 +515,14 @@ def test_each_command_shows_what_permits_it() -> None:
     found = decide(ToolCall("1", "bash", {"command": "git diff && npm install x"}), context())
     parts = {c.text: (c.allowed_by, c.permitted) for c in found.commands}
     assert parts == {"git diff": ("Bash(git diff *)", True), "npm install x": (None, False)}
+
+
+@pytest.mark.parametrize(("path", "inside"), [
+    (".{git,y}/config", True), (".gi{t,}/hooks/x", True), (".g{i,o}{t,x}", True),
+    (".{a..z}it/config", True), ("{}", False), ("src/{a,b}.py", False), (".GIT/config", True),
+    (".gi?/config", True), (".[g]it", True), (".github/workflows/x.yml", False),
+])
+def test_a_path_in_git_is_seen_however_bash_would_spell_it(path: str, inside: bool) -> None:
+    from saikish.rules import in_git_dir
+
+    assert in_git_dir(path) is inside
