@@ -933,27 +933,28 @@ NO_RULES = [
 ]
 
 
+def assert_blocked(row: Attack, ctx: Context) -> None:
+    """The row's command is not allowed under `ctx`, and its named part blocks it, why."""
+    found = assess(row.command, ctx)
+    assert found.verdict is not Verdict.ALLOW, explain(found)
+    where = blocking_part(found, row.part, row.why)
+    assert where is not None, (f"expected {row.part!r} to block because {row.why!r}\n"
+                               + explain(found))
+
+
 def _params() -> list[object]:
     return [row.param(level) for row in ATTACKS for level in row.levels]
 
 
 @pytest.mark.parametrize(("row", "autonomy"), _params())
 def test_attack_is_blocked_by_the_part_it_names(row: Attack, autonomy: Autonomy) -> None:
-    found = assess(row.command, context(autonomy))
-    assert found.verdict is not Verdict.ALLOW, explain(found)
-    where = blocking_part(found, row.part, row.why)
-    assert where is not None, (f"expected {row.part!r} to block because {row.why!r}\n"
-                               + explain(found))
+    assert_blocked(row, context(autonomy))
 
 
 @pytest.mark.parametrize(("row", "autonomy"),
                          [row.param(level) for row in NO_RULES for level in row.levels])
 def test_attack_is_blocked_with_no_rules_at_all(row: Attack, autonomy: Autonomy) -> None:
-    found = assess(row.command, context(autonomy, allow=[]))
-    assert found.verdict is not Verdict.ALLOW, explain(found)
-    where = blocking_part(found, row.part, row.why)
-    assert where is not None, (f"expected {row.part!r} to block because {row.why!r}\n"
-                               + explain(found))
+    assert_blocked(row, context(autonomy, allow=[]))
 
 
 # -- symlinks in a real workspace: 'conf' -> /etc, 'home' -> the home directory -----------

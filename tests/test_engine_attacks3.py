@@ -20,15 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from saikish.policy import Context
 from saikish.types import Autonomy, Source, Verdict
 from tests.test_engine_attacks import (
     LEVELS,
     RUNS,
     A,
     Attack,
+    assert_blocked,
     assess,
-    blocking_part,
     context,
     explain,
 )
@@ -262,24 +261,16 @@ SYMLINKS3 = [
 ]
 
 
-def _check(row: Attack, ctx: Context) -> None:
-    found = assess(row.command, ctx)
-    assert found.verdict is not Verdict.ALLOW, explain(found)
-    where = blocking_part(found, row.part, row.why)
-    assert where is not None, (f"expected {row.part!r} to block because {row.why!r}\n"
-                               + explain(found))
-
-
 @pytest.mark.parametrize(("row", "autonomy"),
                          [row.param(level) for row in ATTACKS3 for level in row.levels])
 def test_attack_is_blocked_by_the_part_it_names(row: Attack, autonomy: Autonomy) -> None:
-    _check(row, context(autonomy))
+    assert_blocked(row, context(autonomy))
 
 
 @pytest.mark.parametrize(("row", "autonomy"),
                          [row.param(level) for row in NO_RULES3 for level in row.levels])
 def test_attack_is_blocked_with_no_rules_at_all(row: Attack, autonomy: Autonomy) -> None:
-    _check(row, context(autonomy, allow=[]))
+    assert_blocked(row, context(autonomy, allow=[]))
 
 
 def _ruled() -> list[object]:
@@ -292,7 +283,7 @@ def _ruled() -> list[object]:
 @pytest.mark.parametrize(("rules", "row", "autonomy"), _ruled())
 def test_attack_is_blocked_under_the_rules_people_write(rules: list[object], row: Attack,
                                                        autonomy: Autonomy) -> None:
-    _check(row, context(autonomy, allow=rules))
+    assert_blocked(row, context(autonomy, allow=rules))
 
 
 @pytest.mark.parametrize(("row", "autonomy"),
@@ -306,7 +297,7 @@ def test_links_in_a_cloned_project_do_not_lead_out(row: Attack, autonomy: Autono
     (workspace / "h=").symlink_to("/")
     (tmp_path / "home" / ".ssh").mkdir(parents=True)
     monkeypatch.chdir(workspace)
-    _check(row, replace(context(autonomy, allow=[]), workspace=str(workspace)))
+    assert_blocked(row, replace(context(autonomy, allow=[]), workspace=str(workspace)))
 
 
 @pytest.mark.parametrize(("command", "rule"), DENY_PLAIN)

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import pytest
 
-from saikish.policy import Context
-from saikish.types import Autonomy, Verdict
-from tests.test_engine_attacks import RUNS, A, Attack, assess, blocking_part, context, explain
+from saikish.types import Autonomy
+from tests.test_engine_attacks import RUNS, A, Attack, assert_blocked, context
 
 # -- the working directory: `cd` run through a wrapper builtin is not tracked ------------------
 # `builtin cd DIR` and `command cd DIR` run the cd builtin in the current shell (man bash:
@@ -168,22 +167,14 @@ GIT_BLOCKED = [
 ATTACKS4 = DIRECTORY + ARITH_HOLES + ARITH_BLOCKED + GIT_HOLES + GIT_BLOCKED
 
 
-def _check(row: Attack, ctx: Context) -> None:
-    found = assess(row.command, ctx)
-    assert found.verdict is not Verdict.ALLOW, explain(found)
-    where = blocking_part(found, row.part, row.why)
-    assert where is not None, (f"expected {row.part!r} to block because {row.why!r}\n"
-                               + explain(found))
-
-
 @pytest.mark.parametrize(("row", "autonomy"),
                          [row.param(level) for row in ATTACKS4 for level in row.levels])
 def test_attack_is_blocked_by_the_part_it_names(row: Attack, autonomy: Autonomy) -> None:
-    _check(row, context(autonomy))
+    assert_blocked(row, context(autonomy))
 
 
 @pytest.mark.parametrize(("row", "autonomy"),
                          [row.param(level) for row in DIRECTORY_HOLES + DIRECTORY
                           for level in row.levels])
 def test_directory_moves_are_tracked_with_no_rules(row: Attack, autonomy: Autonomy) -> None:
-    _check(row, context(autonomy, allow=[]))
+    assert_blocked(row, context(autonomy, allow=[]))
