@@ -341,7 +341,10 @@ class _Parser:
             return next_i
         if effects & {Effect.WRITES, Effect.READS} and values:
             files = [values[k] for k in option.file_values(len(values))]
-            (state.writes if Effect.WRITES in effects else state.reads).extend(files)
+            if Effect.WRITES in effects:
+                state.writes.extend(files)
+            if Effect.READS in effects:  # both: tar -C DIR is read from or written to
+                state.reads.extend(files)
         if Effect.GIVES_PATTERN in effects:
             state.pattern_given = True
             state.has_code = True  # dc -e SCRIPT: the program is given, not read from stdin

@@ -78,9 +78,7 @@ DIRECTORY = [
     A("trap 'cd ~' DEBUG; grep -r KEY", "reads ~", "outside the workspace", "f"),
     A("ln -s ~ h && cd h && grep -r KEY", "reads", "", "f",
       hole="MEDIUM: cd through a link made in the same call: grep searches ~"),
-    A("tar -czf o.tgz -C ~ .", "reads ~", "outside the workspace", "f",
-      hole="MEDIUM: tar -c -C ~ archives the home directory into the workspace; judged as a "
-           "write of ~, which full-auto allows"),
+    A("tar -czf o.tgz -C ~ .", "reads ~", "outside the workspace", "f"),
 ]
 
 # -- arithmetic on run-time data ---------------------------------------------------------------
