@@ -23,6 +23,10 @@ _GLOB_CHARS = "*?[{"
 
 # The names that make a program read a file argument from its standard input.
 STDIN_NAMES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+# A tilde-prefix bash may expand to a directory only known at run time (~+, ~-, ~2, ~-1),
+# or one ending at ':' or '=' (`~:x` is `$HOME:x`), which no path check reads as the home.
+RUN_TIME_TILDE = re.compile(r"~(?:[-+0-9=]|[^/]*:)")
+
 
 @dataclass(frozen=True)
 class Word:
@@ -107,8 +111,8 @@ class Parse:
     chdir: Word | None = None
     # argv indexes of its operands, in order (for findings about one operand).
     operand_indexes: tuple[int, ...] = ()
-    # The first argument as written (ps's BSD options: `ps auxe`).
-    raw_first: str = ""
+    # The words it read, as written (ps's BSD clusters: `ps ax e`); operand_indexes index it.
+    words: tuple[str, ...] = ()
 
     @property
     def caveat(self) -> str | None:
@@ -576,7 +580,7 @@ class _Parser:
             if key and "=" in w.value:  # dd's if=FILE of=FILE
                 value = w.value.split("=", 1)[1]
                 if value.startswith("~") and not any(c in value for c in "$`") and \
-                        value[1:2] not in "+-0123456789=" and ":" not in value.split("/")[0]:
+                        not RUN_TIME_TILDE.match(value):
                     # if=~/x: bash expands the ~ after '=', a home path like any other
                     self.operand_role(Word(value, globbing=w.globbing), key)
                 else:
@@ -610,8 +614,7 @@ class _Parser:
             tuple(w.value for _, w in state.operands), tuple(state.reads),
             tuple(state.writes), tuple(state.inner), tuple(state.variables), stdin_code,
             entry.has("shell"), self.end, self.sub_end, state.chdir,
-            tuple(i for i, _ in state.operands),
-            self.words[1].value if len(self.words) > 1 else "")
+            tuple(i for i, _ in state.operands), tuple(w.value for w in self.words))
 
     def operand_role(self, w: Word, role: str) -> None:
         state = self.state

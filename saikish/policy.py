@@ -14,7 +14,14 @@ from dataclasses import dataclass, field, replace
 from saikish import boundary
 from saikish.boundary import read_concern
 from saikish.grammar import Parse, Word, parse
-from saikish.risk import Classification, auto_approves, classify, implied_options, write_risk
+from saikish.risk import (
+    Classification,
+    auto_approves,
+    classify,
+    implied_options,
+    relative_write_risk,
+    write_risk,
+)
 from saikish.rules import (
     _GLOBBY,
     Rule,
@@ -413,14 +420,15 @@ def _permit_write(target: Target, covering: str | None, ctx: Context) -> Command
         return CommandCheck(shown, Risk.DESTRUCTIVE, None,
                             f"writes {target.path}, a path only known at run time", True,
                             autonomy_may=False)
-    risk = write_risk(target.path, ctx.workspace)
+    relative = workspace_relative(target.path, ctx.workspace)
+    risk = relative_write_risk(relative)
     for rule in ctx.rules.allow:
         if rule.matches_tool(WRITE_TOOL, {"path": target.path}, ctx.workspace):
             return CommandCheck(shown, risk, rule.text, is_redirect=True)
     if covering and not target.redirect and risk is Risk.WRITE:
         return CommandCheck(shown, risk, covering, is_redirect=True)
     why = "output redirection writes a file" if target.redirect else "writes a file"
-    if in_git_dir(workspace_relative(target.path, ctx.workspace)):
+    if in_git_dir(relative):
         why = f"{'output redirection ' if target.redirect else ''}writes {target.path}, in " \
               f".git, where git finds programs to run"
     return CommandCheck(shown, risk, None, why, True)

@@ -52,9 +52,12 @@ def auto_approves(autonomy: Autonomy, risk: Risk) -> bool:
 
 def write_risk(path: str, workspace: str) -> Risk:
     """Writing `path`: WRITE inside the workspace, DESTRUCTIVE outside it or in `.git`."""
-    target = workspace_relative(path, workspace)
-    return D if os.path.isabs(target) or in_git_dir(target) else W
+    return relative_write_risk(workspace_relative(path, workspace))
 
+
+def relative_write_risk(relative: str) -> Risk:
+    """write_risk of a path already made workspace-relative (rules.workspace_relative)."""
+    return D if os.path.isabs(relative) or in_git_dir(relative) else W
 
 
 def classify(command: SimpleCommand) -> Classification:
@@ -74,7 +77,7 @@ def classify(command: SimpleCommand) -> Classification:
         return Classification(R)
     if _trusted_name(command.name) is None or not found.known:
         return Classification(U)  # could be anything: an explicit rule may allow it
-    findings = list(found.findings) + _stdin(command, found) + _semantic(found, command)
+    findings = list(found.findings) + _stdin(command, found) + _semantic(found)
     findings += _secret_expansions(command)
     risk = Risk.highest([found.risk] + [f.risk for f in findings])
     if risk is Risk.ESCALATION:  # an entry or option that runs as another user (setpriv)
@@ -132,9 +135,7 @@ def _stdin(command: SimpleCommand, found: Parse) -> list[Finding]:
 
 # -- mini-languages whose scripts are arguments -------------------------------------
 
-def _semantic(found: Parse, command: SimpleCommand) -> list[Finding]:
-    if found.path[:1] == ("ps",):  # the one check that needs the words as written
-        return _ps(found, command.argv)
+def _semantic(found: Parse) -> list[Finding]:
     check = _SEMANTIC.get(found.path[:2]) or _SEMANTIC.get(found.path[:1])
     return check(found) if check else []
 
@@ -293,11 +294,6 @@ def _git_config(found: Parse) -> list[Finding]:
     return []
 
 
-# shopt options that change what later commands do in ways the analysis does not follow.
-_SHOPT_UNSEEN = frozenset({"cdable_vars", "lastpipe", "expand_aliases", "execfail",
-                           "sourcepath", "extdebug"})
-
-
 def _git_archive(found: Parse) -> list[Finding]:
     # git archive --prefix=.git/hooks/ | tar -x: the members land in .git
     for prefix in _values(found, "--prefix"):
@@ -305,6 +301,11 @@ def _git_archive(found: Parse) -> list[Finding]:
             return [Finding(D, f"git archive --prefix={prefix} names members inside .git, "
                                f"where git finds programs to run", hard=True)]
     return []
+
+
+# shopt options that change what later commands do in ways the analysis does not follow.
+_SHOPT_UNSEEN = frozenset({"cdable_vars", "lastpipe", "expand_aliases", "execfail",
+                           "sourcepath", "extdebug"})
 
 
 def _shopt(found: Parse) -> list[Finding]:
@@ -380,18 +381,21 @@ _PS_VALUE_OPTIONS = frozenset({"-C", "-g", "-G", "-k", "-n", "-o", "-O", "-p", "
                                "--rows", "--lines"})
 
 
-def _ps(found: Parse, argv: tuple[str, ...]) -> list[Finding]:
+def _ps(found: Parse) -> list[Finding]:
     # BSD-style `e` (`ps auxe`, `ps ax e`, `ps -A e`: styles mix freely) prints every
-    # process's environment. Every dash-less word is a BSD cluster unless it is a value.
+    # process's environment. Every dash-less word is a BSD cluster unless it is a value;
+    # one built at run time ($x, xargs' input) may be `e`.
+    words = found.words
     for i in found.operand_indexes:
-        word, before = argv[i], argv[i - 1] if i > 1 else ""
+        word, before = words[i], words[i - 1] if i > 1 else ""
         if before in _PS_VALUE_OPTIONS or (before[:1] == "-" and before[1:2] != "-" and
                                            before[-1] in "CgGknoOpqstuU") or (
                 before and before[0] != "-" and before[-1] in "oOUptk"):
             continue  # the value of -o, -eo, --sort, BSD o or U
-        if "e" in word:
+        if "e" in word or "$" in word or "`" in word:
             return [Finding(U, "ps e prints every process's environment", i, hard=True)]
-    if found.raw_first and not found.raw_first.startswith("-") and "e" in found.raw_first:
+    first = words[1] if len(words) > 1 else ""
+    if first and not first.startswith("-") and "e" in first:
         return [Finding(U, "ps e prints every process's environment", hard=True)]
     return []
 
@@ -456,7 +460,7 @@ _SEMANTIC: dict[tuple[str, ...], Callable[[Parse], list[Finding]]] = {
     ("shopt",): _shopt, ("git", "archive"): _git_archive,
     ("declare",): _integer, ("typeset",): _integer, ("local",): _integer,
     ("man",): _man, ("curl",): _urls, ("wget",): _urls,
-    ("kubectl",): _kubectl, ("jq",): _jq, ("yq",): _jq, ("make",): _make,
+    ("kubectl",): _kubectl, ("jq",): _jq, ("yq",): _jq, ("ps",): _ps, ("make",): _make,
     ("chmod",): _setuid, ("install",): _setuid, ("git", "clone"): _git_clone,
     ("less",): _pager, ("more",): _pager, ("socat",): _socat, ("sqlite3",): _sql,
     ("mysql",): _sql,

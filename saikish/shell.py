@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from saikish.catalogue import Catalogue
-from saikish.grammar import Parse, Word, parse
+from saikish.grammar import RUN_TIME_TILDE, Parse, Word, parse
 from saikish.hijack import is_hijack_var
 from saikish.preparse import Preparsed, preparse
 from saikish.rules import in_git_dir
@@ -171,6 +171,8 @@ _TOUCHES_NO_FILES = frozenset({"cd", "pushd", "popd", "dirs", "echo", "printf", 
                                "shift", "sleep", "pwd", "read", "local", "declare", "wait"})
 SUBSCRIPT_CODE = "an array subscript holding a command, which bash runs wherever it " \
                  "evaluates the value"
+
+
 def _closure(tainted: set[str], names: dict[str, set[str]]) -> set[str]:
     """Tainted names, and every name whose value names a tainted one (x=n; n from a file)."""
     result = set(tainted)
@@ -285,7 +287,7 @@ def unquote(raw: str) -> Word:
                 globbing = True
             elif c == "~" and i and raw[i - 1] == "=" and _ASSIGNMENT_PREFIX.match(raw[:i]):
                 dynamic = True  # h=~/x is h=/home/me/x to bash (an assignment-like word)
-            elif c == "~" and (i == 0 or raw[i - 1] in "=:") and _RUN_TIME_TILDE.match(raw, i):
+            elif c == "~" and (i == 0 or raw[i - 1] in "=:") and RUN_TIME_TILDE.match(raw, i):
                 dynamic = True  # ~+ is $PWD, ~- $OLDPWD, ~N the directory stack (also after
                 # = or : in words like if=~-/x, which bash expands too): run-time places
             out.append(c)
@@ -293,11 +295,9 @@ def unquote(raw: str) -> Word:
     return Word("".join(out), dynamic, globbing, ansi_c)
 
 
-# A tilde-prefix bash may expand to a directory only known at run time (~+, ~-, ~2, ~-1),
-# or one ending at ':' or '=' (`~:x` is `$HOME:x`), which no path check reads as the home.
-# (`=~` also shows up in words that never expand, such as a sed script: asked, not wrong.)
+# A word like h=~/x, which bash expands as an assignment (`=~` also shows up in words that
+# never expand, such as a sed script: asked, not wrong).
 _ASSIGNMENT_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\Z")
-_RUN_TIME_TILDE = re.compile(r"~(?:[-+0-9=]|[^/]*:)")
 
 
 def _double_quoted(raw: str, i: int) -> tuple[int, str, bool]:

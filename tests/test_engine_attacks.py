@@ -813,6 +813,10 @@ ATTACKS = (OPTIONS + SPELLINGS + RUNTIME + REDIRECTS + HIJACK + RUNNERS + STDIN 
 # -- the worst: allowed with no rule at all, by autonomy alone --------------------------
 
 NO_RULES = [
+    # words only known at run time may be ps's BSD `e` (and xargs' input once crashed ps's
+    # check: its index pointed past the words as written)
+    A("find . | xargs ps", "ps", "ps e prints every process's environment", RUNS),
+    A("ps $x", "ps $x", "ps e prints every process's environment", RUNS),
     A("git config edit", "git config edit", "changes configuration", RUNS),
     # xargs splits its input at blanks and newlines: a file named 'a --files0-from=~/.x'
     # or 'x\n-f/etc/shadow' in a cloned repository becomes an option of the command, and a
