@@ -153,3 +153,14 @@ def test_risk_raising_option_is_never_allowed(case: Case, wrapper: str | None) -
 def test_the_catalogue_has_risk_raising_options_to_check() -> None:
     entries = {c.entry for c in CASES}
     assert len(CASES) > 1000 and len(entries) > 300, (len(CASES), len(entries))
+
+
+def test_every_entry_judges_words_built_at_run_time_without_failing() -> None:
+    """Words only known at run time, and xargs' input appended past the words as written,
+    reach every entry's checks (a check once indexed past them: a traceback, no decision)."""
+    ctx = Context(builtin_tools(), RuleSet(), Autonomy.CAUTIOUS, workspace=WORKSPACE)
+    names = Catalogue().names()
+    assert len(names) > 2000
+    verdicts = [decide(ToolCall("1", "bash", {"command": command}), ctx).verdict
+                for name in names for command in (f"find . | xargs {name}", f"{name} $x")]
+    assert len(verdicts) == 2 * len(names)  # a failing check raises instead
