@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from saikish.allowlist import Allowlist, read_state
-from saikish.rules import parse_rule
+from saikish.engine.rules import parse_rule
 
 SIZES_MB = (1.25, 2.5, 5.0, 10.0)
 

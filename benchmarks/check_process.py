@@ -1,7 +1,7 @@
 """`saikish check -- 'git status'` as a whole process, against `python -c "import bashlex"`.
 
 Target: within 1.5x. bashlex rebuilds its parser tables at every import; saikish ships
-them (saikish/bashlex_tables.py), so it pays less for bashlex than bashlex itself does.
+them (saikish/engine/bash/bashlex_tables.py), so it pays less for bashlex than bashlex itself does.
 Both are timed alternately in one run (the machine is shared and noisy); medians printed.
 Every run may write bytecode caches, as a normal Python does (an environment with
 PYTHONDONTWRITEBYTECODE would otherwise time compiling saikish's sources, not running it),

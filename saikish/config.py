@@ -28,10 +28,10 @@ from saikish.config_file import (
     Setting,
     read_layer,
 )
+from saikish.engine.rules import Rule
 from saikish.errors import ConfigError
 from saikish.hook_config import HookTable
 from saikish.mcp.config import ServerTable
-from saikish.rules import Rule
 from saikish.types import Autonomy, Mode
 from saikish.yamlfile import yaml_problem
 

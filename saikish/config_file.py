@@ -13,10 +13,10 @@ from typing import Any
 
 import yaml
 
+from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import ConfigError, RuleError
 from saikish.hook_config import read_hooks
 from saikish.mcp.config import read_servers
-from saikish.rules import Rule, parse_rule
 from saikish.types import Autonomy, Mode
 from saikish.yamlfile import (
     check_tag,

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from saikish.approval import NO_TTY, ApprovalRequest, Approver, NoTerminalApprover
+from saikish.engine.policy import decide
 from saikish.events import (
     CallDecided,
     CallFinished,
@@ -22,7 +23,6 @@ from saikish.events import (
     Subscriber,
 )
 from saikish.hooks import Gate
-from saikish.policy import decide
 from saikish.session import Session
 from saikish.subscribers import audit_subscriber
 from saikish.tools.base import RunContext, Tool

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 from saikish.allowlist import Allowlist, AllowlistError, AllowlistState, ProjectRules
 from saikish.audit import AuditLog
 from saikish.config import Config
+from saikish.engine.policy import Context, RuleSet
+from saikish.engine.rules import PATH_ARGS, Rule, parse_rule
 from saikish.hooks import Hooks
-from saikish.policy import Context, RuleSet
-from saikish.rules import PATH_ARGS, Rule, parse_rule
 from saikish.tools.base import Tool
 from saikish.tools.sandbox import SandboxSetup
 from saikish.types import Autonomy, Mode, Scope

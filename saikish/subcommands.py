@@ -13,10 +13,10 @@ from typing import Any
 from saikish import paths
 from saikish.allowlist import HEADER, Allowlist, read_state
 from saikish.app import Streams, parse_args
+from saikish.engine.policy import Context, decide
+from saikish.engine.rule_hints import claude_code_hint, unknown_tool_warnings
+from saikish.engine.rules import PATH_ARGS, Rule, parse_rule
 from saikish.errors import RuleError, UsageError
-from saikish.policy import Context, decide
-from saikish.rule_hints import claude_code_hint, unknown_tool_warnings
-from saikish.rules import PATH_ARGS, Rule, parse_rule
 from saikish.session import Session, relative_path_rule
 from saikish.tools import builtin_tools
 from saikish.tools.base import Tool

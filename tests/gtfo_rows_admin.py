@@ -1,8 +1,9 @@
 """GTFOBins-style rows for more binaries (admin): data only, checked by
 tests/test_engine_attacks2.py (see its docstring for what each field means).
 
-The binaries of saikish/catalogue/admin.cat and remote.cat. GTFOBins' placeholders are
-written as the other tables write them: /etc/shadow for a file to read, /etc/x for one to
+The binaries of saikish/engine/commands/catalogue/admin.cat and remote.cat. GTFOBins'
+placeholders are written as the other tables write them: /etc/shadow for a file to read,
+/etc/x for one to
 write, /tmp/x for a prepared file, ./evil for a program.
 """
 

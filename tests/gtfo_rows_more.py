@@ -1,8 +1,9 @@
 """GTFOBins-style rows for more binaries (more): data only, checked by
 tests/test_engine_attacks2.py (see its docstring for what each field means).
 
-The binaries catalogued in saikish/catalogue/more.cat, found on GTFOBins after the other
-tables were written: each GTFOBins form, written as a model would send it (a form of several
+The binaries catalogued in saikish/engine/commands/catalogue/more.cat, found on GTFOBins
+after the other tables were written: each GTFOBins form, written as a model would send it
+(a form of several
 lines joined with &&), with the path placeholders filled in as the other tables fill them
 (/etc/shadow read, /etc/x or ~/.bashrc written, ./x, ./evil or /tmp/x for a prepared file).
 """

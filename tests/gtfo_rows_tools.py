@@ -1,8 +1,9 @@
 """GTFOBins-style rows for more binaries (tools): data only, checked by
 tests/test_engine_attacks2.py (see its docstring for what each field means).
 
-The binaries catalogued in saikish/catalogue/docs.cat and devtools.cat: each GTFOBins form
-(the new per-binary pages and the older .md ones), written as a model would send it, with
+The binaries catalogued in saikish/engine/commands/catalogue/docs.cat and devtools.cat:
+each GTFOBins form (the new per-binary pages and the older .md ones), written as a model would send
+it, with
 the path placeholders filled in (/etc/shadow read, /etc or ~/.bashrc written, ./x or /tmp/x
 for a prepared file)."""
 

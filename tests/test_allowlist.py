@@ -12,7 +12,7 @@ import pytest
 
 from saikish.allowlist import Allowlist, AllowlistError
 from saikish.config import Config
-from saikish.rules import parse_rule
+from saikish.engine.rules import parse_rule
 from saikish.session import Session
 from tests.conftest import Run
 

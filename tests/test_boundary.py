@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from saikish import boundary
 from saikish.childenv import child_environment
-from saikish.policy import Context, RuleSet, decide
-from saikish.rules import parse_rule
+from saikish.engine import boundary
+from saikish.engine.policy import Context, RuleSet, decide
+from saikish.engine.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.tools.base import RunContext
 from saikish.tools.files import grep

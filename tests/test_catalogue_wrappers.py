@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from saikish.catalogue import Catalogue, Effect, Entry, Option
-from saikish.policy import Context, RuleSet, decide
-from saikish.rules import parse_rule
+from saikish.engine.commands.catalogue import Catalogue, Effect, Entry, Option
+from saikish.engine.policy import Context, RuleSet, decide
+from saikish.engine.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.types import Assessment, Autonomy, ToolCall, Verdict
 

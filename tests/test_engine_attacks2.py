@@ -29,7 +29,7 @@ from dataclasses import replace
 
 import pytest
 
-from saikish.policy import Context
+from saikish.engine.policy import Context
 from saikish.types import Autonomy, Mode, Source, Verdict
 from tests import gtfo_rows_admin, gtfo_rows_more, gtfo_rows_tools
 from tests.gtfo import G, Gtfo, _mark

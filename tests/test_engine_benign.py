@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from saikish.policy import Context, RuleSet
-from saikish.rules import parse_rule
+from saikish.engine.policy import Context, RuleSet
+from saikish.engine.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.types import Autonomy, Source, Verdict
 from tests.test_engine_attacks import assess, explain

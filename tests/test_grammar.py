@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from saikish.catalogue import Catalogue, CatalogueError, parse_entry, parse_option
-from saikish.grammar import Word, assign_roles, parse
-from saikish.shell import CATALOGUE, unquote
+from saikish.engine.bash.shell import CATALOGUE, unquote
+from saikish.engine.commands.catalogue import Catalogue, CatalogueError, parse_entry, parse_option
+from saikish.engine.commands.grammar import Word, assign_roles, parse
 from saikish.types import Risk
 
 

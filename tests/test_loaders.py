@@ -13,7 +13,7 @@ import pytest
 
 from saikish.allowlist import Allowlist
 from saikish.config import Config
-from saikish.rules import parse_rule
+from saikish.engine.rules import parse_rule
 from saikish.session import Session
 from tests.conftest import Run, write_script
 

@@ -27,6 +27,8 @@ from rich.console import Console
 from saikish.approval import ApprovalRequest
 from saikish.config import Config
 from saikish.config_file import read_layer
+from saikish.engine.policy import Context, RuleSet, decide
+from saikish.engine.rules import parse_rule
 from saikish.errors import ConfigError
 from saikish.executor import Executor
 from saikish.hooks import Gate
@@ -34,8 +36,6 @@ from saikish.mcp.config import McpServer, ServerTable, server_name
 from saikish.mcp.host import McpHost, SpecError
 from saikish.mcp.pins import Pins, definition
 from saikish.mcp.tools import annotation_risk, server_tool, wire_name
-from saikish.policy import Context, RuleSet, decide
-from saikish.rules import parse_rule
 from saikish.session import Session
 from saikish.tools.base import RunContext, Tool
 from saikish.types import (

@@ -16,8 +16,8 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 from saikish.config import Config
+from saikish.engine.policy import decide
 from saikish.executor import ApprovalRequest
-from saikish.policy import decide
 from saikish.session import Session
 from saikish.tools import builtin_tools
 from saikish.types import Decision, Outcome, Scope, Source, ToolCall, ToolResult

@@ -22,8 +22,8 @@ import pytest
 from rich.console import Console
 
 from saikish.config import Config
+from saikish.engine.rules import parse_rule
 from saikish.executor import ApprovalRequest, Executor
-from saikish.rules import parse_rule
 from saikish.session import Session
 from saikish.tools import RunContext, builtin_tools
 from saikish.tools.sandbox import (

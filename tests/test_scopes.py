@@ -11,7 +11,7 @@ import pytest
 
 from saikish.allowlist import Allowlist
 from saikish.config import Config
-from saikish.rules import parse_rule
+from saikish.engine.rules import parse_rule
 from saikish.session import Session
 from saikish.tools import builtin_tools
 from saikish.types import Scope, ToolCall, Verdict
@@ -46,7 +46,7 @@ def two_projects(tmp_path: Path) -> tuple[Path, Path, Allowlist]:
 
 
 def verdict(session: Session, tool: str, **args: object) -> Verdict:
-    from saikish.policy import decide
+    from saikish.engine.policy import decide
 
     return decide(ToolCall("1", tool, args), session.context(builtin_tools())).verdict
 
@@ -183,8 +183,8 @@ def test_the_box_says_where_remember_saves_before_it_is_chosen(ws: Path) -> None
 
     from saikish.app import make_session
     from saikish.cli import build_parser
+    from saikish.engine.policy import decide
     from saikish.executor import ApprovalRequest
-    from saikish.policy import decide
     from saikish.ui.preview import approval_panel
 
     def box(session: Session) -> str:

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from saikish.policy import Context, RuleSet, decide
-from saikish.rules import parse_rule
-from saikish.shell import analyse
+from saikish.engine.bash.shell import analyse
+from saikish.engine.policy import Context, RuleSet, decide
+from saikish.engine.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.types import ToolCall, Verdict
 
@@ -130,8 +130,8 @@ def test_analyse_and_decide_never_raise(command: str) -> None:
 
 
 def test_plain_commands_split_without_the_parser_exactly_as_the_parser_does() -> None:
-    from saikish.preparse import preparse
-    from saikish.shell import _plain_segments, _Walker
+    from saikish.engine.bash.preparse import preparse
+    from saikish.engine.bash.shell import _plain_segments, _Walker
 
     corpus = (Path(__file__).parent / "fixtures" / "corpus" / "nl2bash.cm")
     lines = corpus.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -166,7 +166,7 @@ def test_the_plain_path_splits_words_exactly_as_bash_does(text: str) -> None:
     accepts, bash makes the same words of it (globbing off; `~` is the home directory)."""
     import subprocess
 
-    from saikish.shell import _plain_segments, unquote
+    from saikish.engine.bash.shell import _plain_segments, unquote
 
     segments = _plain_segments("printf '%s\\0' START " + text)
     if segments is None or len(segments) != 1:
@@ -195,13 +195,13 @@ def test_the_plain_path_splits_words_exactly_as_bash_does(text: str) -> None:
     ("[[ -n $(git status) ]]", False), ("a[" * 50_000, False),
 ])
 def test_a_subscript_holding_a_command_is_found_in_one_pass(text: str, found: bool) -> None:
-    from saikish.shell import _subscript_code
+    from saikish.engine.bash.shell import _subscript_code
 
     assert _subscript_code(text) is found
 
 
 def test_past_the_command_limit_the_call_is_asked_and_escalation_still_seen() -> None:
-    from saikish.shell import MAX_COMMANDS
+    from saikish.engine.bash.shell import MAX_COMMANDS
 
     many = analyse("true; " * (MAX_COMMANDS + 10))
     assert len(many.commands) == MAX_COMMANDS
@@ -211,7 +211,7 @@ def test_past_the_command_limit_the_call_is_asked_and_escalation_still_seen() ->
 
 
 def test_case_statements_nested_past_the_limit_are_asked_not_recursed_into() -> None:
-    from saikish.preparse import MAX_NESTING
+    from saikish.engine.bash.preparse import MAX_NESTING
 
     deep = "case a in a) " * (MAX_NESTING + 1) + "rm -r x;;" + " esac;;" * MAX_NESTING + " esac"
     assert "case statements nested too deep to analyse" in analyse(deep).opaque
@@ -229,6 +229,6 @@ def test_case_statements_nested_past_the_limit_are_asked_not_recursed_into() -> 
     ("echo $[ p ]", {"p"}), ("echo ${a[j]}", {"j"}),
 ])
 def test_names_bash_may_evaluate_as_arithmetic(text: str, names: set[str]) -> None:
-    from saikish.shell import arithmetic_names
+    from saikish.engine.bash.shell import arithmetic_names
 
     assert arithmetic_names(text) == names

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from saikish.atomic import atomic_write
-from saikish.boundary import is_secret
-from saikish.risk import write_risk
+from saikish.engine.boundary import is_secret
+from saikish.engine.commands.risk import write_risk
 from saikish.tools.base import RunContext, Tool, ToolOutput
 from saikish.tools.output import truncate
 from saikish.types import Risk

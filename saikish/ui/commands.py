@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from saikish.engine.rule_hints import claude_code_hint, unknown_tool_warnings
+from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import RuleError, SaikishError
-from saikish.rule_hints import claude_code_hint, unknown_tool_warnings
-from saikish.rules import Rule, parse_rule
 from saikish.types import Autonomy, Mode
 from saikish.ui.inert import inert
 

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from saikish.allowlist import AllowlistState, ProjectRules, same_dir
 from saikish.config import Config
-from saikish.rules import Rule
+from saikish.engine.rules import Rule
 from saikish.ui.inert import inert
 
 STYLE = {"deny": "red", "ask": "yellow", "allow": "green"}

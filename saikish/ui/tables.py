@@ -10,7 +10,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from saikish.policy import RuleSet
+from saikish.engine.policy import RuleSet
 from saikish.ui.inert import inert
 
 

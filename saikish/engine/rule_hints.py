@@ -12,7 +12,7 @@ import fnmatch
 import re
 from collections.abc import Iterable
 
-from saikish.rules import Rule
+from saikish.engine.rules import Rule
 
 # Claude Code tool name -> (saikish tool, its path argument, the family to name in the hint).
 CLAUDE_CODE_TOOLS: dict[str, tuple[str, str, str]] = {

@@ -1,11 +1,12 @@
-"""`python -m saikish.catalogue [FILE.cat...]`: parse every entry and report what is wrong."""
+"""`python -m saikish.engine.commands.catalogue [FILE.cat...]`: parse every entry, report what
+is wrong."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from saikish.catalogue import Catalogue, CatalogueError, parse_entry
+from saikish.engine.commands.catalogue import Catalogue, CatalogueError, parse_entry
 
 
 def main(argv: list[str]) -> int:

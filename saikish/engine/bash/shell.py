@@ -19,11 +19,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from saikish.catalogue import Catalogue
-from saikish.grammar import RUN_TIME_TILDE, Parse, Word, parse
-from saikish.hijack import is_hijack_var
-from saikish.preparse import Preparsed, preparse
-from saikish.rules import in_git_dir
+from saikish.engine.bash.hijack import is_hijack_var
+from saikish.engine.bash.preparse import Preparsed, preparse
+from saikish.engine.commands.catalogue import Catalogue
+from saikish.engine.commands.grammar import RUN_TIME_TILDE, Parse, Word, parse
+from saikish.engine.rules import in_git_dir
 
 # Programs that run something as another user or group (docs/SPEC.md §4.1 step 2).
 ESCALATORS = frozenset({"sudo", "su", "doas", "pkexec", "run0", "sudo-rs", "sudoedit",
@@ -428,7 +428,9 @@ class _Walker:
         self.parsed(pre, depth, via, remote)
 
     def parsed(self, pre: Preparsed, depth: int, via: tuple[str, ...], remote: bool) -> None:
-        from saikish.bashlex_tables import load  # deferred: bashlex costs ~15 ms to load
+        from saikish.engine.bash.bashlex_tables import (
+            load,  # deferred: bashlex costs ~15 ms to load
+        )
 
         try:
             trees = load().parse(pre.text)

@@ -11,27 +11,8 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from saikish import boundary
-from saikish.boundary import read_concern
-from saikish.grammar import Parse, Word, parse
-from saikish.risk import (
-    Classification,
-    auto_approves,
-    classify,
-    implied_options,
-    relative_write_risk,
-    write_risk,
-)
-from saikish.rules import (
-    _GLOBBY,
-    Rule,
-    bash_rule_for,
-    in_git_dir,
-    parse_rule,
-    word_match,
-    workspace_relative,
-)
-from saikish.shell import (
+from saikish.engine import boundary
+from saikish.engine.bash.shell import (
     CATALOGUE,
     ESCALATORS,
     XARGS_INPUT,
@@ -39,6 +20,25 @@ from saikish.shell import (
     Target,
     analyse,
     mentions_escalation,
+)
+from saikish.engine.boundary import read_concern
+from saikish.engine.commands.grammar import Parse, Word, parse
+from saikish.engine.commands.risk import (
+    Classification,
+    auto_approves,
+    classify,
+    implied_options,
+    relative_write_risk,
+    write_risk,
+)
+from saikish.engine.rules import (
+    _GLOBBY,
+    Rule,
+    bash_rule_for,
+    in_git_dir,
+    parse_rule,
+    word_match,
+    workspace_relative,
 )
 from saikish.tools.base import Tool, validate
 from saikish.types import Assessment, Autonomy, CommandCheck, Mode, Risk, Source, ToolCall, Verdict

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from saikish.catalogue import TERMINAL_ROLES, Catalogue, Effect, Entry, Option, Role
+from saikish.engine.commands.catalogue import TERMINAL_ROLES, Catalogue, Effect, Entry, Option, Role
 from saikish.types import Risk
 
 _GLOB_CHARS = "*?[{"

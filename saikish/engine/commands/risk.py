@@ -1,7 +1,7 @@
 """A simple command -> its Risk, and what a rule must name to cover it (docs/SPEC.md §4.7).
 
-The catalogue grammar did the reading (saikish/grammar.py); this module adds what the
-words alone do not say: escalation, hijacking variables, names only known at run time,
+The catalogue grammar did the reading (saikish/engine/commands/grammar.py); this module
+adds what the words alone do not say: escalation, hijacking variables, names only known at run time,
 functions shadowing a command, code fed on stdin, and the few mini-languages whose
 scripts are arguments (sed, awk, dc, git refspecs, `test -v`). Unknown names are UNKNOWN:
 only what the catalogue lists is trusted.
@@ -14,11 +14,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from saikish.boundary import is_secret
-from saikish.grammar import Finding, Parse
-from saikish.hijack import is_hijack_var
-from saikish.rules import in_git_dir, workspace_relative
-from saikish.shell import ESCALATORS, SimpleCommand
+from saikish.engine.bash.hijack import is_hijack_var
+from saikish.engine.bash.shell import ESCALATORS, SimpleCommand
+from saikish.engine.boundary import is_secret
+from saikish.engine.commands.grammar import Finding, Parse
+from saikish.engine.rules import in_git_dir, workspace_relative
 from saikish.types import Autonomy, Level, Risk
 
 R, B, W, N, D, U = (Risk.READ_ONLY, Risk.BUILD_TEST, Risk.WRITE, Risk.NETWORK,

@@ -1,0 +1,1 @@
+"""Shell text -> every simple command bash would run, every file it reads or writes."""

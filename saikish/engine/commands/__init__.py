@@ -1,0 +1,1 @@
+"""What saikish knows about commands: the catalogue (data), its grammar, their risk."""
