@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from saikish.tools.base import Tool
-from saikish.types import Assessment, Decision, Outcome, Source, ToolCall
+from saikish.types import Assessment, Decision, Mode, Outcome, Source, ToolCall
 
 __all__ = [
     "NO_TTY", "ApprovalRequest", "Approver", "ConfirmHook", "ConfirmHooks", "DeadlineApprover",
@@ -43,6 +43,9 @@ class ApprovalRequest:
     tool: Tool | None = None
     # Where "Always (remember)" saves, said in the box before it is chosen (§4.5).
     always_note: str = ""
+    # The session's mode when it was asked: under --auto-approve only a call that needs a
+    # person reaches an approver (the contained tier was approved before it).
+    mode: Mode = Mode.EVENT_BASED
 
 
 class Approver(Protocol):
@@ -61,6 +64,13 @@ class NoTerminalApprover:
         if request.assessment.forced:  # an ask rule, a changed MCP tool: only a person
             return Decision.reject_hard(Source.NO_TTY, f"{request.assessment.reason}; only a "
                                                        f"person can approve it, in the REPL")
+        if request.mode is Mode.AUTO_APPROVE:
+            # The call needs a person (network, outside the workspace, git metadata...):
+            # --auto-approve answers for what runs verified or contained, never for this.
+            return Decision.reject_soft(Source.MODE, f"{request.assessment.reason}: it needs "
+                                        f"a person, and --auto-approve approves only what "
+                                        f"runs verified or contained; allow it with a rule "
+                                        f"(--allow, saikish allowlist add) to run it unasked")
         return Decision.reject_hard(Source.NO_TTY, f"{request.call.name} {NO_TTY}")
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from saikish.errors import SaikishError
 from saikish.types import Assessment, Decision, ToolCall
+from saikish.vocabulary import tier_name
 
 MAX_BYTES = 5 * 1024 * 1024
 BACKUPS = 3
@@ -123,6 +124,7 @@ class AuditLog:
             # One vocabulary with the JSON outputs (docs/events.md): a timeout is a source,
             # an edit is a flag.
             "decision": decision.outcome.value,
+            "tier": tier_name(decision, assessment),
             "edited": edited,
             "source": decision.source.value,
             "rule": decision.rule or (assessment.rule if assessment else None),

@@ -253,7 +253,8 @@ class Executor:
         return self.approver.ask(ApprovalRequest(
             call, assessment, index, batch, self.session.workspace, outside,
             tool=tool,
-            always_note=self.session.always_note(assessment.proposed_rules)))
+            always_note=self.session.always_note(assessment.proposed_rules),
+            mode=self.session.mode))
 
     def _sandbox_question(self, call: ToolCall, approved: Decision) -> str | None:
         """Why a call nobody looked at must be asked after all: it cannot run inside (4.9)."""

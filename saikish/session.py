@@ -12,9 +12,10 @@ from saikish.audit import AuditLog
 from saikish.config import Config
 from saikish.engine.policy import Context, RuleSet
 from saikish.engine.rules import PATH_ARGS, Rule, parse_rule
+from saikish.engine.tiers import Containment
 from saikish.hooks import Hooks
 from saikish.tools.base import Tool
-from saikish.tools.sandbox import SandboxSetup
+from saikish.tools.sandbox import SandboxMode, SandboxSetup
 from saikish.types import Autonomy, Mode, Scope
 
 if TYPE_CHECKING:
@@ -68,7 +69,20 @@ class Session:
 
     def context(self, tools: Mapping[str, Tool]) -> Context:
         """The policy's view of this session now (the allowlist file is re-read if changed)."""
-        return Context(tools, self.rules(), self.autonomy, self.mode, self.workspace)
+        return Context(tools, self.rules(), self.autonomy, self.mode, self.workspace,
+                       self.containment())
+
+    def containment(self) -> Containment:
+        """What this session can contain now (docs/SPEC.md §4.1): the contained tier runs
+        in a working sandbox; with the sandbox turned off by the person and --auto-approve,
+        it runs unsandboxed as they chose."""
+        setup = self.sandbox
+        off = setup.requested is SandboxMode.OFF
+        missing = setup.problem or ("the sandbox is off" if off else "no sandbox")
+        return Containment(
+            sandbox=setup.effective is not SandboxMode.OFF,
+            unsandboxed=off and self.mode is Mode.AUTO_APPROVE,
+            missing=missing)
 
     def rules(self) -> RuleSet:
         """Config, allowlist file (global, then this project) and session rules (§4.1 step 4)."""
@@ -97,8 +111,17 @@ class Session:
         return self.allowlist.current().errors if self.allowlist else ()
 
     def warnings(self) -> tuple[str, ...]:
-        """Every one-line warning the person is owed: ignored config settings, a broken file."""
-        return self.config.warnings() + self.allowlist_errors()
+        """Every one-line warning the person is owed: ignored config settings, a broken file,
+        a sandbox that was wanted and cannot run (the contained tier is asked instead)."""
+        return self.config.warnings() + self.allowlist_errors() + self.containment_warnings()
+
+    def containment_warnings(self) -> tuple[str, ...]:
+        """One line when bash calls that would run contained are asked instead (§4.1)."""
+        setup = self.sandbox
+        if setup.requested is SandboxMode.OFF or setup.effective is not SandboxMode.OFF:
+            return ()
+        return (f"no sandbox ({setup.problem or 'not available'}): bash calls that would run "
+                f"contained are asked instead",)
 
     def fresh_warnings(self) -> tuple[str, ...]:
         """The warnings not shown yet; they count as shown from now on."""

@@ -7,19 +7,27 @@ import json
 import os
 import shlex
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from saikish import paths
 from saikish.allowlist import HEADER, Allowlist, read_state
 from saikish.app import Streams, parse_args
-from saikish.engine.policy import Context, decide
+from saikish.engine.policy import decide
 from saikish.engine.rule_hints import claude_code_hint, unknown_tool_warnings
 from saikish.engine.rules import PATH_ARGS, Rule, parse_rule
 from saikish.errors import RuleError, UsageError
 from saikish.session import Session, relative_path_rule
 from saikish.tools import builtin_tools
 from saikish.tools.base import Tool
+from saikish.tools.sandbox import (
+    SANDBOXED_TOOLS,
+    SandboxError,
+    SandboxMode,
+    SandboxSetup,
+    start_sandbox,
+)
 from saikish.trust import load_config_trusted
 from saikish.types import Assessment, Autonomy, Mode, ToolCall, Verdict
 
@@ -48,6 +56,8 @@ def check_parser() -> argparse.ArgumentParser:
     parser.add_argument("--allow", action="append", default=[], metavar="RULE")
     parser.add_argument("--deny", action="append", default=[], metavar="RULE")
     parser.add_argument("--autonomy", choices=[a.value for a in Autonomy])
+    parser.add_argument("--sandbox", choices=("auto", "workspace-write", "read-only", "off"),
+                        help="answer for this sandbox (default: the one this machine gives)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--exit-code", action="store_true",
                         help="exit 0 when allowed, 10 when it would ask, 11 when rejected "
@@ -70,13 +80,15 @@ def check(argv: list[str], io: Streams) -> int:
     for warning in session.warnings():  # once, on stderr (docs/SPEC.md §4.8)
         print(f"saikish: {warning}", file=io.stderr)
     try:
-        ctx = session.context(_check_tools(args, session, io))
-        _warn_unknown_tools(ctx.rules.allow + ctx.rules.deny, io)
+        judge = _Judge(session, _check_tools(args, session, io),
+                       SandboxMode(args.sandbox or session.config.sandbox))
+        rules = judge.session.rules()
+        _warn_unknown_tools(rules.allow + rules.deny, io)
         if args.batch:
-            worst = _check_batch(args.batch, ctx, io)
+            worst = _check_batch(args.batch, judge, io)
             return CHECK_EXIT[worst] if args.exit_code else 0
         call = _check_call(args)
-        assessment = decide(call, ctx)
+        assessment = judge.decide(call)
     finally:
         session.close()
     if args.json:
@@ -145,7 +157,34 @@ def _check_call(args: argparse.Namespace) -> ToolCall:
     return ToolCall("check", "bash", {"command": command})
 
 
-def _check_batch(source: str, ctx: Context, io: Streams) -> str:
+class _Judge:
+    """decide() with the sandbox this machine would really give, probed only when an
+    answer depends on it (a bash call that would run contained)."""
+
+    def __init__(self, session: Session, tools: Mapping[str, Tool], mode: SandboxMode) -> None:
+        self.session, self.tools, self.mode = session, tools, mode
+        self.probed = mode is SandboxMode.OFF
+        if mode is SandboxMode.OFF:
+            session.sandbox = SandboxSetup(mode)
+
+    def decide(self, call: ToolCall) -> Assessment:
+        """The assessment the executor would make of `call` in this session."""
+        ctx = self.session.context(self.tools)
+        if self.probed:
+            return decide(call, ctx)
+        presumed = replace(ctx, containment=replace(ctx.containment, sandbox=True))
+        assessment = decide(call, presumed)
+        if not (assessment.contained and call.name in SANDBOXED_TOOLS):
+            return assessment
+        try:
+            self.session.sandbox = start_sandbox(self.mode, self.session.workspace)
+        except SandboxError as exc:
+            self.session.sandbox = SandboxSetup(self.mode, None, str(exc))
+        self.probed = True
+        return decide(call, self.session.context(self.tools))
+
+
+def _check_batch(source: str, judge: _Judge, io: Streams) -> str:
     """One JSON line per command; returns the strictest decision ('allow' for none)."""
     if source == "-":
         lines: Iterable[str] = io.stdin
@@ -158,7 +197,7 @@ def _check_batch(source: str, ctx: Context, io: Streams) -> str:
     worst = "allow"
     for line in lines:
         command = line.rstrip("\n")
-        assessment = decide(ToolCall("check", "bash", {"command": command}), ctx)
+        assessment = judge.decide(ToolCall("check", "bash", {"command": command}))
         record = check_json(assessment)
         record["command"] = command
         write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -172,8 +211,11 @@ def check_json(assessment: Assessment) -> dict[str, Any]:
 
     return {
         "decision": verdict_name(assessment),
+        "tier": assessment.tier.value,
         "risk": risk_name(assessment.risk),
         "reason": assessment.reason,
+        # Why a contained call was not verified (docs/SPEC.md §4.1); null otherwise.
+        "not_verified": assessment.unverified or None,
         # An ask is decided by the person (docs/SPEC.md §4.1 step 7).
         "source": "user" if assessment.verdict is Verdict.ASK else assessment.source.value,
         "rule": assessment.rule,

@@ -114,6 +114,17 @@ class Source(enum.Enum):
     AUTO_BUDGET = "auto_budget"
     HOOK = "hook"
     UNDECIDED = "undecided"
+    # Not verified, but nothing in it needs a person: it runs contained (§4.1 tiers).
+    SANDBOX = "sandbox"
+
+
+class Tier(enum.Enum):
+    """How a call ends (docs/SPEC.md §4.1): verified, contained, asked, or rejected."""
+
+    VERIFIED = "verified"  # understood and harmless, or a rule/level the person set covers it
+    CONTAINED = "contained"  # not verified, needs no person: runs in the sandbox, checkpointed
+    ASKED = "asked"  # needs a person
+    REJECTED = "rejected"  # never runs (escalation, deny rules, invalid, a mode's refusal)
 
 
 @dataclass(frozen=True)
@@ -148,6 +159,9 @@ class ToolResult:
     is_error: bool = False
 
 
+UNJUDGED = "nothing says the sandbox contains it"
+
+
 @dataclass(frozen=True)
 class CommandCheck:
     """One simple command of a bash call, as the policy judged it."""
@@ -164,11 +178,20 @@ class CommandCheck:
     # False when no autonomy level may run it unasked (an unknown option, a word built at
     # run time, a read outside the workspace): only a rule or the person can.
     autonomy_may: bool = True
+    # When nobody permits it: why it needs a person, or None when the sandbox and the
+    # checkpoints contain what it does (code that runs in the workspace, a write inside it).
+    # The default needs a person: a part nobody judged is never contained (fails closed).
+    need: str | None = UNJUDGED
 
     @property
     def permitted(self) -> bool:
         """True when a rule or the autonomy level lets this part run."""
         return self.allowed_by is not None or self.auto
+
+    @property
+    def containable(self) -> bool:
+        """True when this part may run contained if nobody permits it (§4.1)."""
+        return self.need is None
 
     @property
     def text(self) -> str:
@@ -191,6 +214,19 @@ class Assessment:
     # Only the person may answer (an ask rule, a changed MCP tool): neither /auto nor
     # --auto-approve answers for them.
     forced: bool = False
+    # Allowed although not verified: it runs contained (sandbox, checkpoint), §4.1.
+    contained: bool = False
+    # Why it was not verified, for a contained call ("'pytest' is build-test").
+    unverified: str = ""
+
+    @property
+    def tier(self) -> Tier:
+        """Which of the four tiers this answer puts the call in (docs/SPEC.md §4.1)."""
+        if self.verdict in (Verdict.REJECT, Verdict.INVALID):
+            return Tier.REJECTED
+        if self.verdict is Verdict.ASK:
+            return Tier.ASKED
+        return Tier.CONTAINED if self.contained else Tier.VERIFIED
 
 
 @dataclass(frozen=True)

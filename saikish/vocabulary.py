@@ -26,7 +26,18 @@ from saikish.events import (
     TurnStarted,
     UsageReported,
 )
-from saikish.types import Assessment, Decision, Risk, ToolCall, ToolResult, Usage, Verdict
+from saikish.types import (
+    Assessment,
+    Decision,
+    Outcome,
+    Risk,
+    Source,
+    Tier,
+    ToolCall,
+    ToolResult,
+    Usage,
+    Verdict,
+)
 
 FINISHED, STOPPED, MAX_ITERATIONS, ERROR = "finished", "stopped", "max_iterations", "error"
 EXIT_REASONS = (FINISHED, STOPPED, MAX_ITERATIONS, ERROR)
@@ -44,11 +55,27 @@ def verdict_name(assessment: Assessment) -> str:
     return {Verdict.ALLOW: "allow", Verdict.ASK: "ask"}.get(assessment.verdict, "reject")
 
 
+def tier_name(decision: Decision, assessment: Assessment | None = None) -> str:
+    """verified | contained | asked | rejected: where the call ended (docs/SPEC.md §4.1)."""
+    if decision.source in _PERSON_SOURCES or (assessment is not None and
+                                              assessment.verdict is Verdict.ASK):
+        return Tier.ASKED.value  # a person answered, or was needed and nobody could
+    if decision.outcome is not Outcome.APPROVED:
+        return Tier.REJECTED.value
+    if assessment is not None and assessment.contained:
+        return Tier.CONTAINED.value
+    return Tier.VERIFIED.value
+
+
+_PERSON_SOURCES = frozenset({Source.USER, Source.TIMEOUT, Source.NO_TTY, Source.AUTO_BUDGET})
+
+
 def decision_fields(decision: Decision, assessment: Assessment | None = None,
                     edited: bool = False) -> dict[str, Any]:
-    """decision, source, rule, edited, feedback, risk, reason: one decided call."""
+    """decision, tier, source, rule, edited, feedback, risk, reason: one decided call."""
     return {
         "decision": decision.outcome.value,
+        "tier": tier_name(decision, assessment),
         "source": decision.source.value,
         "rule": decision.rule or (assessment.rule if assessment else None),
         "edited": edited,

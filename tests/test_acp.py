@@ -88,6 +88,10 @@ async def converse(editor: Editor, ws: Path, model: str, *prompts: str,
                    flags: tuple[str, ...] = (), mode: str | None = None,
                    servers: tuple[Any, ...] = ()) -> list[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # Permission tests: with the sandbox off, `touch a` is asked as before the contained
+    # tier (docs/SPEC.md §4.1); a contained call never reaches the editor's dialog.
+    if "--sandbox" not in flags:
+        flags = (*flags, "--sandbox", "off")
     # The SDK types its client as a Protocol that the test's plain Editor class fills.
     client: Any = editor
     async with spawn_agent_process(client, sys.executable, "-m", "saikish", "acp", "-m", model,

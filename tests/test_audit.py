@@ -41,7 +41,8 @@ def test_each_decision_is_one_line_with_every_field(tmp_path: Path) -> None:
     entry = read_tail(tmp_path / "audit.jsonl", 5)[0]
     assert entry == {"time": "1970-01-01T00:00:00Z", "session": "s1", "tool": "bash",
                      "arguments": {"command": "rm x"}, "risk": None,
-                     "decision": "rejected_soft", "source": "user", "rule": None,
+                     "decision": "rejected_soft", "tier": "asked", "source": "user",
+                     "rule": None,
                      "feedback": "no", "edited": False}
 
 

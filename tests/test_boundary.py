@@ -16,7 +16,7 @@ from saikish.engine.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.tools.base import RunContext
 from saikish.tools.files import grep
-from saikish.types import Autonomy, Mode, Source, ToolCall, Verdict
+from saikish.types import Autonomy, Mode, Source, Tier, ToolCall, Verdict
 from tests.conftest import Run, write_script
 
 CLI = Callable[..., Run]
@@ -132,8 +132,11 @@ def test_the_proposed_directory_rule_then_allows_that_directory_only() -> None:
 
 
 def test_modes_answer_boundary_reads_for_the_person() -> None:
-    assert decide(call("read_file", path="/etc/hosts"),
-                  ctx(mode=Mode.AUTO_APPROVE)).verdict is Verdict.ALLOW
+    # A file tool runs in saikish itself, not in the sandbox: a read outside the workspace
+    # needs a person, and --auto-approve never answers for one (docs/SPEC.md §4.1).
+    found = decide(call("read_file", path="/etc/hosts"), ctx(mode=Mode.AUTO_APPROVE))
+    assert (found.verdict, found.tier) == (Verdict.ASK, Tier.ASKED)
+    assert "outside the workspace" in found.reason
     found = decide(call("read_file", path="/etc/hosts"), ctx(mode=Mode.AUTO_DENY))
     assert (found.verdict, found.source) == (Verdict.REJECT, Source.MODE)
 

@@ -58,10 +58,13 @@ def test_check_text_output(cli: CLI) -> None:
 
 
 def test_check_batch_from_stdin(cli: CLI) -> None:
-    run = cli("check", "--batch", "-", stdin="ls\nsudo id\n[[ x\n")
+    run = cli("check", "--batch", "-", "--sandbox", "off", stdin="ls\nsudo id\n[[ x\n")
     lines = [json.loads(line) for line in run.out.splitlines()]
-    assert [(d["command"], d["decision"]) for d in lines] == [
-        ("ls", "allow"), ("sudo id", "reject"), ("[[ x", "ask")]
+    assert [(d["command"], d["decision"], d["tier"]) for d in lines] == [
+        ("ls", "allow", "verified"), ("sudo id", "reject", "rejected"),
+        ("[[ x", "ask", "asked")]
+    # What cannot be parsed is never verified: with no sandbox it is asked, and says why.
+    assert "would run contained, but the sandbox is off" in lines[2]["reason"]
 
 
 def test_check_needs_a_command(cli: CLI) -> None:

@@ -70,7 +70,8 @@ def test_json_output_has_every_call_with_its_decision(cli: CLI, tmp_path: Path) 
         ("call_3", "bash", "{not json", "invalid", "invalid"),
         ("call_4", "write_file", {"path": "out.txt", "content": "x\n"}, "rejected_soft", "mode"),
     ]
-    assert all(set(c) == {"id", "name", "arguments", "decision", "source", "rule", "edited",
+    assert all(set(c) == {"id", "name", "arguments", "decision", "tier", "source", "rule",
+                          "edited",
                           "feedback", "risk", "reason", "final_arguments", "result",
                           "duration_s"} for c in data["calls"])
     assert not Path("out.txt").exists()

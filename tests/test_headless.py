@@ -17,8 +17,8 @@ STOPPING = """\
 - text: Trying.
   tool_calls:
     - {name: bash, arguments: {command: "echo out; exit 3"}}
-    - {name: bash, arguments: {command: "touch a"}}
-    - {name: bash, arguments: {command: "touch b"}}
+    - {name: bash, arguments: {command: "curl -s http://127.0.0.1:9/a"}}
+    - {name: bash, arguments: {command: "curl -s http://127.0.0.1:9/b"}}
 - text: never
 """
 
@@ -44,10 +44,10 @@ def test_json_reports_results_reasons_and_calls_never_reached(cli: CLI, tmp_path
     assert (second["decision"], second["source"], second["result"]) == (
         "rejected_hard", "no_tty", None)
     assert "no terminal to ask" in second["feedback"]
-    assert "touch" in second["reason"]
+    assert "curl" in second["reason"] and "network" in second["reason"]
     # Not "rejected by the user": nobody decided about it.
     assert (third["decision"], third["source"], third["arguments"]) == (
-        "not_run", "undecided", {"command": "touch b"})
+        "not_run", "undecided", {"command": "curl -s http://127.0.0.1:9/b"})
     assert "error" not in data
 
 
@@ -59,7 +59,8 @@ def test_stream_json_is_the_event_stream_then_the_result(cli: CLI, tmp_path: Pat
     assert types[0] == "turn_start" and types[-2:] == ["run_end", "result"]
     decided = [line for line in lines if line["type"] == "call_decided"]
     assert [(d["call"]["arguments"]["command"], d["decision"], d["source"]) for d in decided] \
-        == [("echo out; exit 3", "approved", "autonomy"), ("touch a", "rejected_hard", "no_tty")]
+        == [("echo out; exit 3", "approved", "autonomy"),
+            ("curl -s http://127.0.0.1:9/a", "rejected_hard", "no_tty")]
     results = [line for line in lines if line["type"] == "call_result"]
     assert [r["decision"] for r in results] == ["approved", "rejected_hard", "not_run"]
     assert lines[-1]["calls"][2]["decision"] == "not_run"

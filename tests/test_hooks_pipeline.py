@@ -109,7 +109,7 @@ def test_a_hanging_hook_is_killed_and_the_call_asked(cli: CLI, tmp_path: Path, w
                           flags=("--auto-approve",))
     assert (calls[0]["decision"], calls[0]["source"]) == ("rejected_hard", "no_tty")
     assert "timed out after 1s and was killed" in str(calls[0]["reason"])
-    lines = [line for line in run.err.splitlines() if "hang.sh" in line]
+    lines = [line for line in run.err.splitlines() if "hang.sh" in line and "asking" in line]
     assert len(lines) == 1 and "timed out after 1s and was killed: asking instead" in lines[0]
     assert (ws / "hang.started").exists()
 
@@ -119,15 +119,20 @@ def test_bad_json_fails_closed(cli: CLI, tmp_path: Path) -> None:
     run, calls = run_json(cli, tmp_path, config(tmp_path, hook), "ls")
     assert (calls[0]["decision"], calls[0]["source"]) == ("rejected_hard", "no_tty")
     assert "printed output that is not valid JSON" in str(calls[0]["reason"])
-    assert sum("bad.sh" in line for line in run.err.splitlines()) == 1
+    assert sum("bad.sh" in line and "asking instead" in line
+               for line in run.err.splitlines()) == 1
 
 
 def test_no_hooks_runs_without_them_and_says_so(cli: CLI, tmp_path: Path, ws: Path) -> None:
     (ws / "build").mkdir()
     hook = install(tmp_path, "block.sh", BLOCK_RM)
-    run, calls = run_json(cli, tmp_path, config(tmp_path, hook), "rm -rf build",
+    # rm -rf needs a person (docs/SPEC.md §4.1): the person's rule allows it, the hook
+    # that would block it does not run.
+    allow = config(tmp_path, hook, extra="permissions:\n  allow: ['Bash(rm -rf build)']\n")
+    run, calls = run_json(cli, tmp_path, allow, "rm -rf build",
                           flags=("--auto-approve", "--no-hooks"))
-    assert (calls[0]["decision"], calls[0]["source"]) == ("approved", "mode")
+    assert (calls[0]["decision"], calls[0]["source"]) == ("approved", "rule")
+    assert not (ws / "build").exists()
     assert "saikish: hooks are off (--no-hooks): 1 configured hook will not run" in run.err
 
 

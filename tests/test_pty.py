@@ -39,6 +39,10 @@ class Shell:
         environment = {**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1",
                        **(env or {})}
         environment.pop("NO_COLOR", None)
+        # These tests are about the box: with the sandbox off, `touch a` is asked as it was
+        # before the contained tier (docs/SPEC.md §4.1); tests/test_containment*.py cover it.
+        if "--sandbox" not in args:
+            args = (*args, "--sandbox", "off")
         self.child = pexpect.spawn(sys.executable, ["-m", "saikish", "-m",
                                                     model or f"script:{tmp / 's.yml'}", *args],
                                    env=environment, encoding="utf-8", timeout=20,
@@ -162,7 +166,8 @@ def test_the_countdown_runs_out(shell: list[Shell], ws: Path, tmp_path: Path) ->
     assert "Second turn here." not in s.log.getvalue()
     assert s.quit(at_prompt=True) == 0
     audit = (ws.parent / "state" / "audit.jsonl").read_text()
-    assert '"decision": "rejected_hard", "edited": false, "source": "timeout"' in audit
+    assert '"decision": "rejected_hard", "tier": "asked", "edited": false, ' \
+           '"source": "timeout"' in audit
 
 
 def test_always_remember_covers_the_next_call_without_asking(

@@ -155,8 +155,10 @@ def test_git_hooks_and_config_stay_read_only_inside(ws: Path) -> None:
     (ws / ".git" / "config").write_text("[core]\n")
     setup = sandbox_or_skip(ws)
     ex, _ = executor(ws, setup, mode=Mode.AUTO_APPROVE)
-    _, text = run_one(ex, bash("sh -c 'echo x > .git/hooks/pre-commit; "
-                               "echo y >> .git/config; echo z > .git/HEAD'"))
+    # Code the engine cannot read (a script held in a variable) runs contained: the
+    # sandbox, not the analysis, must stop its writes.
+    _, text = run_one(ex, bash("s='echo x > .git/hooks/pre-commit; echo y >> .git/config; "
+                               "echo z > .git/HEAD'; sh -c \"$s\""))
     assert not (ws / ".git" / "hooks" / "pre-commit").exists()
     assert (ws / ".git" / "config").read_text() == "[core]\n"
     assert (ws / ".git" / "HEAD").read_text() == "z\n", "the rest of .git stays writable"

@@ -63,8 +63,8 @@ IGNORED = {  # key: (line, why)
 PWN = """\
 - text: Setting up.
   tool_calls:
-    - {name: bash, arguments: {command: "touch pwned"}}
-    - {name: write_file, arguments: {path: planted.txt, content: "x"}}
+    - {name: bash, arguments: {command: "git init -q"}}
+    - {name: write_file, arguments: {path: ../planted.txt, content: "x"}}
 - text: Done.
 """
 
@@ -75,8 +75,9 @@ def test_a_repository_trying_every_loosening_key_at_once_gets_none(
     model = write_script(tmp_path / "s.yml", PWN)
     run = cli("-p", "set up", "-m", model, "--output-format", "json")
     data = json.loads(run.out)
-    # Nothing ran: no terminal to ask, and the planted allow rules and mode were ignored.
-    assert not (ws / "pwned").exists() and not (ws / "planted.txt").exists()
+    # Nothing ran: git metadata and writes outside the workspace need a person, there is no
+    # terminal to ask, and the planted allow rules and mode were ignored.
+    assert not (ws / ".git").exists() and not (ws.parent / "planted.txt").exists()
     assert data["calls"][0]["source"] == "no_tty"
     # The second call is never reached after the first stops the batch.
     assert [c["decision"] for c in data["calls"]] == ["rejected_hard", "not_run"]
@@ -128,20 +129,21 @@ def test_loosening_relative_to_the_users_own_config(ws: Path) -> None:
 
 
 def test_trust_applies_the_file_until_it_changes(cli: CLI, ws: Path) -> None:
-    (ws / "agent.yml").write_text("permissions:\n  allow:\n    - Bash(make *)\n")
-    assert json.loads(cli("check", "--json", "--", "make all").out)["decision"] == "ask"
+    # git push needs a person (the network): only a trusted rule lets it through unasked.
+    (ws / "agent.yml").write_text("permissions:\n  allow:\n    - Bash(git push *)\n")
+    assert json.loads(cli("check", "--json", "--", "git push origin main").out)["decision"] == "ask"
     shown = cli("trust", "--show")
-    assert "not trusted (never answered" in shown.out and "Bash(make *)" in shown.out
+    assert "not trusted (never answered" in shown.out and "Bash(git push *)" in shown.out
     trusted = cli("trust")
-    assert trusted.code == 0 and "trusted:" in trusted.out and "Bash(make *)" in trusted.out
-    run = cli("check", "--json", "--", "make all")
+    assert trusted.code == 0 and "trusted:" in trusted.out and "Bash(git push *)" in trusted.out
+    run = cli("check", "--json", "--", "git push origin main")
     assert (json.loads(run.out)["decision"], run.err) == ("allow", "")
     # Any change to the file, even one byte, asks again.
-    (ws / "agent.yml").write_text("permissions:\n  allow:\n    - Bash(make  *)\n")
-    assert json.loads(cli("check", "--json", "--", "make all").out)["decision"] == "ask"
+    (ws / "agent.yml").write_text("permissions:\n  allow:\n    - Bash(git push  *)\n")
+    assert json.loads(cli("check", "--json", "--", "git push origin main").out)["decision"] == "ask"
     cli("trust")
     assert "trust revoked" in cli("trust", "--revoke").out
-    run = cli("check", "--json", "--", "make all")
+    run = cli("check", "--json", "--", "git push origin main")
     assert json.loads(run.out)["decision"] == "ask"
     assert "permissions.allow ignored" in run.err
     assert json.loads(run.out)["warnings"] == [run.err.strip().removeprefix("saikish: ")]

@@ -37,7 +37,11 @@ SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".passwor
 # Files of other processes that expose secrets (matched on the whole resolved path).
 SECRET_PATHS = ("/proc/*/environ", "/proc/*/cmdline", "/proc/*/mem",
                 "/proc/*/task/*/environ", "*/.config/gh/hosts.yml", ".config/gh/hosts.yml",
-                "*/.config/hub", "*/.docker/config.json", "*/.git-credentials")
+                "*/.config/hub", "*/.docker/config.json", "*/.git-credentials",
+                # The system's own: password hashes, host keys, TLS private keys.
+                "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+                "/etc/ssh/ssh_host_*key", "/etc/ssl/private/*", "/etc/ssl/private",
+                "/etc/sudoers", "/etc/sudoers.d/*", "/var/lib/*", "/root", "/root/*")
 
 # Variable names that hold credentials by convention.
 SECRET_VARIABLE = re.compile(r"KEY|SECRET|TOKEN|PASS|CREDENTIAL|AUTH|COOKIE|SESSION",

@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from saikish.engine import boundary
+from saikish.engine import boundary, tiers
 from saikish.engine.bash.shell import (
     CATALOGUE,
     ESCALATORS,
@@ -40,7 +40,8 @@ from saikish.engine.rules import (
     word_match,
     workspace_relative,
 )
-from saikish.tools.base import Tool, validate
+from saikish.engine.tiers import Containment
+from saikish.engine.toolfacts import ToolFacts, validate
 from saikish.types import Assessment, Autonomy, CommandCheck, Mode, Risk, Source, ToolCall, Verdict
 
 BASH = "bash"
@@ -86,11 +87,13 @@ class RuleSet:
 class Context:
     """Everything `decide` may look at."""
 
-    tools: Mapping[str, Tool]
+    tools: Mapping[str, ToolFacts]
     rules: RuleSet = field(default_factory=RuleSet)
     autonomy: Autonomy = Autonomy.CAUTIOUS
     mode: Mode = Mode.EVENT_BASED
     workspace: str = "."
+    # What the sandbox and the checkpoints contain in this session (the contained tier).
+    containment: Containment = field(default_factory=Containment)
 
 
 def decide(call: ToolCall, ctx: Context) -> Assessment:
@@ -107,7 +110,7 @@ def decide(call: ToolCall, ctx: Context) -> Assessment:
 
 # -- step 1 ----------------------------------------------------------------------
 
-def _invalid(call: ToolCall, tool: Tool | None, ctx: Context) -> str | None:
+def _invalid(call: ToolCall, tool: ToolFacts | None, ctx: Context) -> str | None:
     if tool is None:
         return f"unknown tool '{call.name}'; available tools: {', '.join(sorted(ctx.tools))}"
     if call.raw_arguments is not None:
@@ -122,7 +125,7 @@ def _invalid(call: ToolCall, tool: Tool | None, ctx: Context) -> str | None:
 
 # -- plain tools -----------------------------------------------------------------
 
-def _decide_tool(call: ToolCall, tool: Tool, risk: Risk, ctx: Context) -> Assessment:
+def _decide_tool(call: ToolCall, tool: ToolFacts, risk: Risk, ctx: Context) -> Assessment:
     for rule in ctx.rules.deny:
         if _tool_covers(rule, call, tool, ctx, deny=True):
             return _reject_by(rule, risk, f"denied by rule {rule}")
@@ -135,8 +138,11 @@ def _decide_tool(call: ToolCall, tool: Tool, risk: Risk, ctx: Context) -> Assess
     asked = tool_ask_rule(call, ctx, tool)
     if asked is not None:
         return forced_ask(asked, risk, ctx)
+    written = call.arguments.get(tool.writes_argument) if tool.writes_argument else None
     for rule in ctx.rules.allow:
-        if _tool_covers(rule, call, tool, ctx) and _lifts(rule, call.name, concern):
+        if _tool_covers(rule, call, tool, ctx) and _lifts(rule, call.name, concern) and (
+                not isinstance(written, str) or
+                _write_lifts(rule, str(tool.writes_argument), written, ctx)):
             return Assessment(Verdict.ALLOW, risk, _rule_source(rule, ctx),
                               f"allowed by rule {rule}", rule.text)
     if concern is not None:
@@ -146,7 +152,21 @@ def _decide_tool(call: ToolCall, tool: Tool, risk: Risk, ctx: Context) -> Assess
     if auto_approves(ctx.autonomy, risk) and not tool.requires_confirmation:
         return Assessment(Verdict.ALLOW, risk, Source.AUTONOMY,
                           f"{_name(risk)} is allowed under autonomy {ctx.autonomy.value}")
-    return _mode_or_ask(risk, f"{call.name} is {_name(risk)}", ctx, proposed, opaque=False)
+    reason = f"{call.name} is {_name(risk)}"
+    if _tool_containable(call, tool, ctx):
+        return _contain(risk, reason, ctx, proposed)
+    return _mode_or_ask(risk, reason, ctx, proposed, opaque=False)
+
+
+def _tool_containable(call: ToolCall, tool: ToolFacts, ctx: Context) -> bool:
+    """A tool that changes one file in place, inside the workspace and not in git metadata
+    or saikish's config: a checkpoint taken before it makes it undoable (§4.10)."""
+    key = tool.writes_argument
+    path = call.arguments.get(key) if key else None
+    return (isinstance(path, str) and bool(path) and not tool.requires_confirmation
+            and ctx.rules.deny_complete
+            and tiers.write_contained(path, ctx.workspace, ctx.containment.protected)
+            and not os.path.isabs(workspace_relative(path, ctx.workspace)))
 
 
 def _changed_tool(call: ToolCall, risk: Risk, changed: str, ctx: Context) -> Assessment:
@@ -179,19 +199,32 @@ def _lifts(rule: Rule, tool: str, concern: str | None) -> bool:
     return bool(globs) and all(boundary.covers(glob, concern) for glob in globs)
 
 
+def _write_lifts(rule: Rule, key: str, path: str, ctx: Context) -> bool:
+    """A write rule that does not name the path (a bare `write_file`) covers the workspace
+    only, never git metadata or saikish's config; one naming saikish's config must spell
+    it out (`agent.yml`), as one for `.git` must (docs/SPEC.md §4.1, item 4 of §4.10)."""
+    globs = [glob for name, glob in rule.when if name == key]
+    if not globs:
+        return tiers.write_contained(path, ctx.workspace, ctx.containment.protected) and \
+            not os.path.isabs(workspace_relative(path, ctx.workspace))
+    relative = workspace_relative(path, ctx.workspace)
+    own = relative.split(os.sep, 1)[0]
+    return own not in tiers.OWN_CONFIG or all(own in glob for glob in globs)
+
+
 def _concern(concern: str) -> str:
     return "outside the workspace" if concern == boundary.OUTSIDE else f"a file that {concern}"
 
 
 # -- ask rules (§4.8): shared by plain tools and bash ------------------------------
 
-def tool_ask_rule(call: ToolCall, ctx: Context, tool: Tool | None = None) -> Rule | None:
+def tool_ask_rule(call: ToolCall, ctx: Context, tool: ToolFacts | None = None) -> Rule | None:
     """The first ask rule that covers a (non-bash) call, if any."""
     return next((r for r in ctx.rules.ask if _tool_covers(r, call, tool, ctx, deny=True)),
                 None)
 
 
-def _tool_covers(rule: Rule, call: ToolCall, tool: Tool | None, ctx: Context,
+def _tool_covers(rule: Rule, call: ToolCall, tool: ToolFacts | None, ctx: Context,
                  deny: bool = False) -> bool:
     """True when `rule` covers the call under the tool's wire name or any other name it
     answers to (an MCP tool's full name, when its wire name had to be cut)."""
@@ -268,7 +301,8 @@ def _decide_bash(command: str, ctx: Context) -> Assessment:
             # xargs names the files: only a rule naming xargs and the command vouches for them.
             check = replace(check, autonomy_may=False,
                             caveat=check.caveat or "reads the files xargs is given")
-        checks.append(check)
+        need = tiers.command_need(cmd, kind, ctx.workspace, ctx.containment.protected)
+        checks.append(replace(check, need=need))
         checks += [_permit_write(t, check.allowed_by, ctx) for t in cmd.writes
                    if not _own_write(t, kind, ctx)]
         checks += [_permit_read(t, ctx) for t in cmd.reads
@@ -289,6 +323,13 @@ def _decide_bash(command: str, ctx: Context) -> Assessment:
         blocking = [c for c in checks if not c.permitted]
         reason = "; ".join(_why(c) for c in blocking[:3])
         proposed = _proposals(blocking, found, ctx.workspace)
+    needs = [c.need for c in checks if not c.permitted and c.need is not None]
+    # Code not fully read may be what a deny rule names: only a person can tell.
+    blind = not ctx.rules.deny_complete or bool(analysis.opaque) and bool(ctx.rules.deny)
+    if not unsure and not needs and not blind:
+        return _contain(risk, reason, ctx, proposed, tuple(checks), sandboxed=True)
+    if needs and not unsure and ctx.containment.sandbox:
+        reason = f"{reason}; needs a person: {needs[0]}"
     return _mode_or_ask(risk, reason, ctx, proposed, bool(analysis.opaque or unsure),
                         tuple(checks))
 
@@ -416,14 +457,16 @@ def _own_write(target: Target, found: Classification, ctx: Context) -> bool:
 def _permit_write(target: Target, covering: str | None, ctx: Context) -> CommandCheck:
     """A file write: a write_file rule for its path, the command's rule, or autonomy."""
     shown = (">" if target.redirect else "writes", target.path)
+    need = tiers.write_need(target, ctx.workspace, ctx.containment.protected)
     if not target.known:
         return CommandCheck(shown, Risk.DESTRUCTIVE, None,
                             f"writes {target.path}, a path only known at run time", True,
-                            autonomy_may=False)
+                            autonomy_may=False, need=need)
     relative = workspace_relative(target.path, ctx.workspace)
     risk = relative_write_risk(relative)
     for rule in ctx.rules.allow:
-        if rule.matches_tool(WRITE_TOOL, {"path": target.path}, ctx.workspace):
+        if rule.matches_tool(WRITE_TOOL, {"path": target.path}, ctx.workspace) and \
+                _write_lifts(rule, "path", target.path, ctx):
             return CommandCheck(shown, risk, rule.text, is_redirect=True)
     if covering and not target.redirect and risk is Risk.WRITE:
         return CommandCheck(shown, risk, covering, is_redirect=True)
@@ -431,7 +474,7 @@ def _permit_write(target: Target, covering: str | None, ctx: Context) -> Command
     if in_git_dir(relative):
         why = f"{'output redirection ' if target.redirect else ''}writes {target.path}, in " \
               f".git, where git finds programs to run"
-    return CommandCheck(shown, risk, None, why, True)
+    return CommandCheck(shown, risk, None, why, True, need=need)
 
 
 # Device files whose reading reveals nothing: no question about them.
@@ -449,14 +492,14 @@ def _read_concern(target: Target, ctx: Context) -> str | None:
     if target.path in _HARMLESS_READS:
         return None
     if not target.known:
-        return "its path is only known at run time"
+        return tiers.RUN_TIME_PATH
     if target.glob:
         directory, name = os.path.split(target.path)
         if any(fnmatch.fnmatchcase(secret, name) for secret in _SECRET_NAMES
                if name.startswith(".") or not secret.startswith(".")):
-            return "may match files that hold secrets"
+            return tiers.GLOB_SECRETS
         if _GLOBBY.search(directory):
-            return "is in a directory only known at run time"
+            return tiers.RUN_TIME_DIRECTORY
         return read_concern(directory or ".", ctx.workspace)
     return read_concern(target.path, ctx.workspace)
 
@@ -471,9 +514,10 @@ def _permit_read(target: Target, ctx: Context) -> CommandCheck:
                     _lifts(rule, READ_TOOL, concern):
                 return CommandCheck(shown, Risk.READ_ONLY, rule.text, is_redirect=True)
     said = f"is {concern}" if concern == boundary.OUTSIDE else concern
+    need = None if concern is None else tiers.read_need(target, concern, ctx.workspace)
     return CommandCheck(shown, Risk.READ_ONLY, None, f"reads {target.path}, which {said}"
                         if target.known else f"reads {target.path}: {concern}", True,
-                        autonomy_may=False)
+                        autonomy_may=False, need=need)
 
 
 def _allowed(checks: Sequence[CommandCheck], risk: Risk, ctx: Context) -> Assessment:
@@ -555,6 +599,31 @@ def _path_rule(tool: str, path: str) -> Rule:
     return parse_rule({"tool": tool, "when": {"path": path}}, "proposed")
 
 
+# -- the contained tier (§4.1) ------------------------------------------------------
+
+def _contain(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule],
+             checks: tuple[CommandCheck, ...] = (), sandboxed: bool = False) -> Assessment:
+    """A call nobody verified and nothing in which needs a person: it runs contained
+    (bash in the sandbox, every writing call after a checkpoint), or, where this session
+    cannot contain it, it is asked as before and the reason says what is missing."""
+    held = ctx.containment
+    possible = (held.sandbox or held.unsandboxed) if sandboxed else held.checkpoints
+    if ctx.autonomy is Autonomy.MANUAL or ctx.mode is Mode.AUTO_DENY or not possible:
+        if possible or ctx.autonomy is Autonomy.MANUAL or ctx.mode is Mode.AUTO_DENY:
+            missing = ""
+        else:
+            missing = held.missing or "no sandbox" if sandboxed else "no checkpoints"
+        said = f"{reason} (it would run contained, but {missing})" if missing else reason
+        return _mode_or_ask(risk, said, ctx, proposed, False, checks)
+    where = "in the sandbox" if sandboxed and held.sandbox else \
+        "unsandboxed, as --sandbox off and --auto-approve ask" if sandboxed else \
+        "after a checkpoint (saikish undo)"
+    return Assessment(Verdict.ALLOW, risk, Source.SANDBOX,
+                      f"not verified ({reason}): runs contained {where}", commands=checks,
+                      proposed_rules=tuple(r.text for r in proposed), contained=True,
+                      unverified=reason)
+
+
 # -- shared tail: deny, mode, ask --------------------------------------------------
 
 def _reject_by(rule: Rule, risk: Risk, reason: str) -> Assessment:
@@ -565,15 +634,14 @@ def _mode_or_ask(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule]
                  opaque: bool, checks: tuple[CommandCheck, ...] = ()) -> Assessment:
     """Steps 6 and 7: the mode answers for the person, or the person is asked."""
     proposed = tuple(proposed)
-    if ctx.mode is Mode.AUTO_APPROVE:
-        if (opaque or not ctx.rules.deny_complete) and (ctx.rules.deny or
-                                                        not ctx.rules.deny_complete):
-            # Deny rules could not be checked: approving blind could run a denied command.
-            return Assessment(Verdict.REJECT, risk, Source.MODE,
-                              f"{reason}; it cannot be checked against the deny rules",
-                              commands=checks)
-        return Assessment(Verdict.ALLOW, risk, Source.MODE, "approved by --auto-approve",
+    if ctx.mode is Mode.AUTO_APPROVE and (opaque or not ctx.rules.deny_complete) and (
+            ctx.rules.deny or not ctx.rules.deny_complete):
+        # Deny rules could not be checked: approving blind could run a denied command.
+        return Assessment(Verdict.REJECT, risk, Source.MODE,
+                          f"{reason}; it cannot be checked against the deny rules",
                           commands=checks)
+    # --auto-approve answers for the contained tier only (_contain): what needs a person
+    # is asked where one can answer, and rejected with this reason where none can.
     if ctx.mode is Mode.AUTO_DENY:
         return Assessment(Verdict.REJECT, risk, Source.MODE, f"{reason}; --auto-deny is set",
                           commands=checks)

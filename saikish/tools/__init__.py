@@ -19,9 +19,9 @@ _SHOWN_AS: dict[str, dict[str, Any]] = {
     "list_files": {"summary_argument": "path", "path_arguments": ("path",)},
     "grep": {"summary_argument": "pattern", "path_arguments": ("path",)},
     "write_file": {"editable_argument": "content", "summary_argument": "path",
-                   "path_arguments": ("path",)},
+                   "path_arguments": ("path",), "writes_argument": "path"},
     "edit_file": {"editable_argument": "new_string", "summary_argument": "path",
-                  "path_arguments": ("path",)},
+                  "path_arguments": ("path",), "writes_argument": "path"},
 }
 
 

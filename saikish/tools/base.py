@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import json
-import math
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from saikish.engine.toolfacts import validate
 from saikish.types import Risk
 
 if TYPE_CHECKING:
     from saikish.tools.sandbox import Sandbox
 
 Schema = Mapping[str, Any]
+__all__ = ["RunContext", "Schema", "Tool", "ToolOutput", "validate"]
 
 
 @dataclass
@@ -58,6 +59,9 @@ class Tool:
     editable_argument: str | None = None
     summary_argument: str | None = None
     path_arguments: tuple[str, ...] = ()
+    # The path argument a call changes in place (write_file, edit_file): inside the workspace
+    # such a call can run contained, after a checkpoint (docs/SPEC.md §4.1, §4.10).
+    writes_argument: str | None = None
     # Other names rules may use for this tool (an MCP tool's full name, when cut to 64).
     aliases: tuple[str, ...] = ()
     # Labelled lines the approval box shows above the arguments ("server", "risk from").
@@ -86,51 +90,3 @@ class ToolOutput:
 
     text: str
     is_error: bool = False
-
-
-def validate(schema: Schema, arguments: Mapping[str, Any]) -> str | None:
-    """The first problem with `arguments` against an object schema, or None."""
-    properties: Any = schema.get("properties", {})
-    required: Any = schema.get("required", ())
-    # A schema an MCP server wrote may be anything: a bad one makes every call invalid.
-    if not isinstance(properties, Mapping) or not all(
-            isinstance(spec, Mapping) for spec in properties.values()):
-        return "the tool's input schema is malformed ('properties' is not a mapping of schemas)"
-    if not isinstance(required, (list, tuple)) or not all(isinstance(n, str) for n in required):
-        return "the tool's input schema is malformed ('required' is not a list of names)"
-    for name in required:
-        if name not in arguments:
-            return f"missing required argument '{name}'"
-    for name, value in arguments.items():
-        spec = properties.get(name)
-        if spec is None:
-            if schema.get("additionalProperties", True) is False:
-                allowed = ", ".join(properties) or "none"
-                return f"unknown argument '{name}' (allowed: {allowed})"
-            continue
-        problem = _check_type(value, spec.get("type"))
-        if problem:
-            return f"argument '{name}' {problem}"
-    return None
-
-
-_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
-    "object": (dict,), "array": (list,),
-}
-
-
-def _check_type(value: Any, expected: str | list[str] | None) -> str | None:
-    if expected is None:
-        return None
-    names = [expected] if isinstance(expected, str) else list(expected)
-    for name in names:
-        kinds = _TYPES.get(name)
-        if name == "null" and value is None:
-            return None
-        if kinds and isinstance(value, kinds) and not (
-                isinstance(value, bool) and name in ("integer", "number")):
-            if isinstance(value, float) and not math.isfinite(value):  # NaN, Infinity
-                return f"must be a finite {name}, not {value}"
-            return None
-    return f"must be {' or '.join(names)}, not {type(value).__name__}"

@@ -49,7 +49,11 @@ class ConsoleReporter:
             self.console.print(DecisionRecord(call, _answer_words(decision, edited), style,
                                               self.workspace))
             return
-        if decision.approved:
+        if decision.approved and decision.source is Source.SANDBOX:
+            # Not verified, nothing needs a person: it runs contained (docs/SPEC.md §4.1).
+            why = assessment.unverified if assessment else ""
+            verdict, style = "contained" + (f" · not verified: {why}" if why else ""), "cyan"
+        elif decision.approved:
             verdict, style = decision.rule or decision.source.value, "green"
         else:
             verdict = decision.feedback or decision.outcome.value

@@ -113,6 +113,8 @@ class Parse:
     operand_indexes: tuple[int, ...] = ()
     # The words it read, as written (ps's BSD clusters: `ps ax e`); operand_indexes index it.
     words: tuple[str, ...] = ()
+    # Its network use is fetching what it runs when missing (`fetches`, catalogue README).
+    fetches: bool = False
 
     @property
     def caveat(self) -> str | None:
@@ -614,7 +616,8 @@ class _Parser:
             tuple(w.value for _, w in state.operands), tuple(state.reads),
             tuple(state.writes), tuple(state.inner), tuple(state.variables), stdin_code,
             entry.has("shell"), self.end, self.sub_end, state.chdir,
-            tuple(i for i, _ in state.operands), tuple(w.value for w in self.words))
+            tuple(i for i, _ in state.operands), tuple(w.value for w in self.words),
+            entry.has("fetches"))
 
     def operand_role(self, w: Word, role: str) -> None:
         state = self.state

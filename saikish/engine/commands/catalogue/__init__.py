@@ -31,7 +31,7 @@ ROLES = frozenset({"path", "text", "write", "cmd", "script", "remote", "var", "a
 # Roles after which every further word belongs to what runs, not to this command.
 TERMINAL_ROLES = frozenset({"cmd", "script", "remote"})
 _FLAGS = frozenset({"numbers", "bundled", "open", "subcommands", "shell", "evaluates",
-                    "appends", "separate", "glued"})
+                    "appends", "separate", "glued", "fetches"})
 
 
 class CatalogueError(SaikishError):
