@@ -188,7 +188,7 @@ def _reply(connection: ServerConnection, status: int, body: bytes | str,
     headers["X-Frame-Options"] = "DENY"
     connect = f" ws://{host}" if host else ""
     headers["Content-Security-Policy"] = (
-        f"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+        f"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
         f"connect-src 'self'{connect}; base-uri 'none'; form-action 'none'; "
         f"frame-ancestors 'none'")
     return replace(response, body=data)
