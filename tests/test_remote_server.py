@@ -63,6 +63,7 @@ def test_a_remote_yes_runs_the_call_as_the_persons_answer(remote: Any, ws: Path)
     assert (entry["decision"], entry["source"], entry["via"]) == ("approved", "user", "remote")
     finished = client.next("call_finished")
     assert (finished["callId"], finished["exit_code"]) == ("call_1", 0)
+    assert client.next("session_ended")["reason"] == "the session ended"
     code, result, err = run.finish()
     assert code == 0 and (ws / "made").exists()
     assert [(c["decision"], c["source"]) for c in result["calls"]] == [

@@ -37,18 +37,23 @@ class RemoteChannel:
 
     def banner(self) -> list[str]:
         """The line with the link, and a warning when other machines can reach it."""
-        lines = [f"{PREFIX}: {self.url}"]
-        if not self.address.loopback:
-            lines.append(f"{PREFIX}: warning: {self.address.host} is reachable from other "
-                         f"machines: whoever has this link can approve calls, and plain http "
-                         f"is not encrypted")
-        return lines
+        return banner_lines(self.address, self.url)
 
     def close(self, reason: str = "the session ended") -> None:
         """Tell the clients, put the old approver back, close the port."""
         self.hub.end(reason)
         self.restore()
         self.server.close()
+
+
+def banner_lines(address: Address, url: str) -> list[str]:
+    """`remote approval: URL`, and a warning unless only this machine can connect."""
+    lines = [f"{PREFIX}: {url}"]
+    if not address.loopback:
+        lines.append(f"{PREFIX}: warning: {address.host} is reachable from other machines: "
+                     f"whoever has this link can approve calls, and plain http is not "
+                     f"encrypted")
+    return lines
 
 
 def start(agent: Agent, address: Address, timeout_s: float | None, *, terminal: bool,

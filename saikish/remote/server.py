@@ -36,6 +36,7 @@ from saikish.remote.protocol import ProtocolError, message
 # Messages queued for one client; a client this far behind is cut off.
 OUTBOX_LIMIT = 1000
 MAX_MESSAGE = 1 << 20  # bytes a client may send in one message
+DRAIN_S = 2.0  # seconds the last messages get to reach the clients when the server closes
 ASSETS = {"/app.js": ("app.js", "text/javascript; charset=utf-8"),
           "/style.css": ("style.css", "text/css; charset=utf-8")}
 
@@ -50,7 +51,8 @@ class Client:
     def __init__(self, client_id: str, connection: ServerConnection) -> None:
         self.id, self.connection = client_id, connection
         self.queue: queue.Queue[str | None] = queue.Queue(OUTBOX_LIMIT)
-        threading.Thread(target=self._pump, daemon=True, name=f"remote-{client_id}").start()
+        self.thread = threading.Thread(target=self._pump, daemon=True, name=f"remote-{client_id}")
+        self.thread.start()
 
     def send(self, data: Mapping[str, Any]) -> None:
         """Queue `data`; never blocks (a client that stopped reading is disconnected)."""
@@ -60,10 +62,11 @@ class Client:
             with contextlib.suppress(OSError):
                 self.connection.socket.shutdown(socket.SHUT_RDWR)
 
-    def close(self) -> None:
-        """Stop the outbox thread once what is queued is sent."""
+    def close(self, wait: float = 0.0) -> None:
+        """Stop the outbox thread once what is queued is sent, waiting up to `wait` seconds."""
         with contextlib.suppress(queue.Full):  # else the thread ends with the connection
             self.queue.put_nowait(None)
+        self.thread.join(wait)
 
     def _pump(self) -> None:
         while (text := self.queue.get()) is not None:
@@ -79,6 +82,7 @@ class ApprovalServer:
     def __init__(self, hub: Hub, address: Address, token: str) -> None:
         self.hub, self.address, self.token = hub, address, token
         self._ids = itertools.count(1)
+        self._clients: dict[str, Client] = {}
         self._server: Server | None = None
         self._thread: threading.Thread | None = None
         page = _asset("index.html").replace(b"__TOKEN__", token.encode("ascii"))
@@ -102,7 +106,12 @@ class ApprovalServer:
         return self.address
 
     def close(self) -> None:
-        """Close every connection and the port; returns once the handlers have ended."""
+        """Close every connection and the port; returns once the handlers have ended.
+
+        What is queued for the clients (session_ended) is sent first, for a moment at most.
+        """
+        for client in list(self._clients.values()):
+            client.close(wait=DRAIN_S)
         if self._server is not None:
             self._server.shutdown()
         if self._thread is not None:
@@ -110,6 +119,7 @@ class ApprovalServer:
 
     def _connected(self, connection: ServerConnection) -> None:
         client = Client(f"c{next(self._ids)}", connection)
+        self._clients[client.id] = client
         self.hub.connect(client)
         try:
             for frame in connection:
@@ -126,6 +136,7 @@ class ApprovalServer:
             pass  # a client that leaves loses nothing: its questions stay open
         finally:
             self.hub.disconnect(client)
+            self._clients.pop(client.id, None)
             client.close()
 
     def _route(self, connection: ServerConnection, request: Request) -> Response | None:
