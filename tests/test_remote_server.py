@@ -347,3 +347,15 @@ def get(netloc: str, url: str, host: str | None = None) -> tuple[int, bytes, dic
     body = response.read()
     connection.close()
     return response.status, body, dict(response.getheaders())
+
+
+def test_a_lone_surrogate_from_the_model_still_reaches_the_page(remote: Any, ws: Path) -> None:
+    # The model's JSON may hold one. (Text output: -p's JSON output cannot print it yet.)
+    run = remote(bash_turn("touch a\ud800b"), "--output-format", "text")
+    client = run.client()
+    question = client.next("approval_needed")
+    assert question["arguments"] == {"command": "touch a\ud800b"}
+    client.answer(question, False)
+    assert client.next("audit_entry")["entry"]["arguments"] == {"command": "touch a\ud800b"}
+    run.process.communicate(timeout=60)
+    assert run.process.returncode == 3

@@ -57,7 +57,7 @@ class Client:
     def send(self, data: Mapping[str, Any]) -> None:
         """Queue `data`; never blocks (a client that stopped reading is disconnected)."""
         try:
-            self.queue.put_nowait(json.dumps(data, ensure_ascii=False))
+            self.queue.put_nowait(_text(data))
         except queue.Full:  # cut without waiting: its reader and writer end
             with contextlib.suppress(OSError):
                 self.connection.socket.shutdown(socket.SHUT_RDWR)
@@ -179,8 +179,13 @@ def _one(headers: Headers, name: str) -> str | None:
     return values[0] if len(values) == 1 else None
 
 
+def _text(data: Mapping[str, Any]) -> str:
+    """JSON in ASCII: a lone surrogate from the model's JSON stays an escape, not an error."""
+    return json.dumps(data, ensure_ascii=True)
+
+
 def _json(data: Mapping[str, Any]) -> bytes:
-    return json.dumps(data, ensure_ascii=False).encode("utf-8")
+    return _text(data).encode("ascii")
 
 
 def _reply(connection: ServerConnection, status: int, body: bytes | str,
