@@ -30,12 +30,12 @@ def approval_needed(request: ApprovalRequest, execution_id: str, session_id: str
     return message(
         "approval_needed", executionId=execution_id, sessionId=session_id, callId=call.id,
         tool=call.name, summary=tool.summary(call.arguments) if tool else call.name,
-        arguments=call.wire_arguments,
-        editable=tool.editable_argument if tool else None,
+        arguments=call.wire_arguments, editable=tool.editable_argument if tool else None,
         risk=assessment.risk.name, level=assessment.risk.level.name,
         tier=getattr(tier, "value", tier), reason=assessment.reason,
-        question=request.message or None, about=[list(pair) for pair in tool.about]
-        if tool else [], parts=[part(check) for check in assessment.commands],
+        question=request.message or None,
+        about=[list(pair) for pair in tool.about] if tool else [],
+        parts=[part(check) for check in assessment.commands],
         proposedRules=list(assessment.proposed_rules), alwaysNote=request.always_note or None,
         outsideSandbox=request.outside_sandbox, onlyPerson=assessment.forced,
         diff=file_change(call, request.workspace),
