@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from saikish.config import Config
     from saikish.mcp.config import ServerTable
     from saikish.models import ModelSpec
+    from saikish.remote.channel import RemoteChannel
     from saikish.session import Session
     from saikish.tools.base import Tool
 
@@ -137,6 +138,21 @@ def build_agent(config: Config, spec: ModelSpec, session: Session, io: Streams,
                          session=session)
     agent.subscribe(ConsoleReporter(console, show_results, session.workspace))
     return agent
+
+
+def start_remote(agent: Agent, where: str, timeout_s: float | None,
+                 io: Streams) -> RemoteChannel:
+    """`--remote` / `/remote`: the approval server for `agent`, its link on stderr (§7.5).
+
+    Imported only here, so a run without it loads neither the server nor websockets.
+    """
+    from saikish.remote.address import parse_address
+    from saikish.remote.channel import start
+
+    channel = start(agent, parse_address(where), timeout_s, terminal=io.interactive())
+    for line in channel.banner():
+        print(line, file=io.stderr, flush=True)
+    return channel
 
 
 def session_tools(session: Session) -> list[Tool]:

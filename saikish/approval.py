@@ -19,11 +19,54 @@ from saikish.types import Assessment, Decision, Mode, Outcome, Source, ToolCall
 
 __all__ = [
     "NO_TTY", "ApprovalRequest", "Approver", "ConfirmHook", "ConfirmHooks", "DeadlineApprover",
-    "Decision", "HookedApprover", "NoTerminalApprover", "Outcome", "Source",
+    "Decision", "HookedApprover", "NoTerminalApprover", "Outcome", "Source", "Withdrawal",
 ]
 
 NO_TTY = ("needs approval, but there is no terminal to ask. Run with --auto-approve or "
           "--auto-deny, or allow it in the allowlist (saikish allowlist add RULE).")
+
+
+class Withdrawal:
+    """A question that another front end may answer first: whoever still asks it stops.
+
+    Thread-safe. `withdraw` is called from the thread that got the answer; each closer
+    registered with `on_withdraw` runs once, at once when the question is already
+    withdrawn. The reason ("answered from the web page") is what the asker shows.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._closers: list[Callable[[], None]] = []
+        self.reason: str | None = None
+
+    @property
+    def withdrawn(self) -> bool:
+        """True once someone else answered."""
+        return self.reason is not None
+
+    def withdraw(self, reason: str) -> None:
+        """Tell the asker to stop; only the first call counts."""
+        with self._lock:
+            if self.reason is not None:
+                return
+            self.reason = reason
+            closers, self._closers = self._closers, []
+        for closer in closers:
+            closer()
+
+    def on_withdraw(self, closer: Callable[[], None]) -> Callable[[], None]:
+        """Run `closer` when the question is withdrawn; returns a function that unregisters."""
+        with self._lock:
+            if self.reason is None:
+                self._closers.append(closer)
+                return lambda: self._discard(closer)
+        closer()
+        return lambda: None
+
+    def _discard(self, closer: Callable[[], None]) -> None:
+        with self._lock:
+            if closer in self._closers:
+                self._closers.remove(closer)
 
 
 @dataclass(frozen=True)
@@ -46,6 +89,9 @@ class ApprovalRequest:
     # The session's mode when it was asked: under --auto-approve only a call that needs a
     # person reaches an approver (the contained tier was approved before it).
     mode: Mode = Mode.EVENT_BASED
+    # Set when other front ends are asked the same question (docs/SPEC.md §7.5): the first
+    # answer wins, and an approver that honours this stops asking once it is withdrawn.
+    withdrawal: Withdrawal | None = None
 
 
 class Approver(Protocol):

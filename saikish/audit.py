@@ -103,6 +103,30 @@ def head_only(value: Any) -> Any:
     return f"{value[:end]}[... {len(value) - end} more characters not logged]"
 
 
+def decision_entry(call: ToolCall, decision: Decision, assessment: Assessment | None, *,
+                   session: str, now: float, workspace: str | None = None,
+                   edited: bool = False) -> dict[str, Any]:
+    """One ledger line as a dict: the audit file and the remote channel (§7.5) share it."""
+    return {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
+        "session": session,
+        **({"workspace": workspace} if workspace else {}),
+        "tool": call.name,
+        "arguments": redact(head_only(call.wire_arguments)),
+        "risk": assessment.risk.name if assessment else None,
+        # One vocabulary with the JSON outputs (docs/events.md): a timeout is a source,
+        # an edit is a flag.
+        "decision": decision.outcome.value,
+        "tier": tier_name(decision, assessment),
+        "edited": edited,
+        "source": decision.source.value,
+        "rule": decision.rule or (assessment.rule if assessment else None),
+        "feedback": redact_text(head_only(decision.feedback)) if decision.feedback else None,
+        # A person's answer from the web page says so (docs/SPEC.md §7.5).
+        **({"via": decision.via} if decision.via else {}),
+    }
+
+
 class AuditLog:
     """Appends decisions to `<state dir>/audit.jsonl`, rotating it past `max_bytes`."""
 
@@ -114,23 +138,8 @@ class AuditLog:
     def record(self, call: ToolCall, decision: Decision, assessment: Assessment | None,
                *, edited: bool = False) -> None:
         """Append one decision; an unwritable ledger never stops the agent."""
-        entry = {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock())),
-            "session": self.session_id,
-            **({"workspace": self.workspace} if self.workspace else {}),
-            "tool": call.name,
-            "arguments": redact(head_only(call.wire_arguments)),
-            "risk": assessment.risk.name if assessment else None,
-            # One vocabulary with the JSON outputs (docs/events.md): a timeout is a source,
-            # an edit is a flag.
-            "decision": decision.outcome.value,
-            "tier": tier_name(decision, assessment),
-            "edited": edited,
-            "source": decision.source.value,
-            "rule": decision.rule or (assessment.rule if assessment else None),
-            "feedback": redact_text(head_only(decision.feedback)) if decision.feedback else None,
-        }
-        self._write(entry)
+        self._write(decision_entry(call, decision, assessment, session=self.session_id,
+                                   now=self.clock(), workspace=self.workspace, edited=edited))
 
     def hook_failure(self, event: str, command: str, detail: str) -> None:
         """Append a non-gating hook's failure (docs/SPEC.md §7.2: logged, never blocking)."""

@@ -20,6 +20,7 @@ from saikish.app import (
     make_session,
     parse_args,
     rule_warnings,
+    start_remote,
     timeout_s,
     timeout_seconds,
 )
@@ -112,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fail-on-deny", action="store_true",
                         help=f"exit {EXIT_DENIED} when any call was rejected, even if the "
                              f"run finished")
+    parser.add_argument("--remote", nargs="?", const="", metavar="HOST:PORT",
+                        help="also ask for approvals on a web page (docs/remote.md); "
+                             "127.0.0.1 and a free port unless given")
     parser.add_argument("--no-hooks", action="store_true",
                         help="run without the hooks of agent.yml (docs/SPEC.md §7.2)")
     parser.add_argument("--version", action="version", version=f"saikish {__version__}")
@@ -126,6 +130,10 @@ def run(args: argparse.Namespace, io: Streams) -> int:
     from saikish.trust import ask_on, load_config_trusted
 
     args.timeout = timeout_seconds(args.timeout)
+    if args.remote is not None:  # a bad address is a usage error before anything starts
+        from saikish.remote.address import parse_address
+
+        parse_address(args.remote)
     # Only the REPL asks to trust a project's agent.yml; -p warns and ignores (§4.8).
     repl = args.prompt is None and io.interactive()
     config = load_config_trusted(args.config, Path.cwd(), ask_on(io.stdin, io.stdout)
@@ -156,7 +164,8 @@ def run(args: argparse.Namespace, io: Streams) -> int:
             return EXIT_USAGE
         from saikish.ui.repl import Repl
 
-        return Repl(config, spec, session, io, timeout_s=timeout_s(args, config)).run()
+        return Repl(config, spec, session, io, timeout_s=timeout_s(args, config),
+                    remote=args.remote).run()
     finally:
         if session is not None:
             session.close()  # MCP servers: none is left running
@@ -184,7 +193,14 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
     agent.subscribe(collected)
     if args.output_format == "stream-json":
         agent.subscribe(StreamJson(io.stdout))
-    result = agent.send(prompt)
+    # Without a terminal, --remote's page is where a person answers (docs/SPEC.md §7.5).
+    remote = start_remote(agent, args.remote, timeout_s(args, config), io) \
+        if args.remote is not None else None
+    try:
+        result = agent.send(prompt)
+    finally:
+        if remote is not None:
+            remote.close()
     # Warnings as they stand at the end: an allowlist may break mid-run (§4.8).
     collected.warnings[:0] = list(session.warnings())
     # A stop reason is the stopped call's feedback, and an error has its own key.

@@ -244,6 +244,9 @@ class Decision:
     persist: bool = False
     # Which allowlist scope a persisted rule goes to; relative path rules stay in the project.
     scope: Scope = Scope.PROJECT
+    # The channel a person answered through when it was not the terminal: "remote" for the
+    # web page (docs/SPEC.md §7.5). The audit line says so.
+    via: str | None = None
 
     @classmethod
     def approve(cls, source: Source, rule: str | None = None) -> Decision:

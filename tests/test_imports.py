@@ -96,3 +96,30 @@ def test_every_event_type_has_its_json_fields() -> None:
     from saikish.vocabulary import EVENT_FIELDS
 
     assert set(EVENT_FIELDS) == set(EVENT_TYPES)
+
+
+def _loaded_after(tmp_path: Path, *flags: str) -> list[str]:
+    """Run saikish -p in a fresh interpreter; the remote modules and threads it had."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "s.yml"
+    script.write_text("- text: hi\n  tool_calls:\n    - {name: bash, arguments: {command: ls}}\n")
+    code = ("import sys, threading; from saikish.cli import main\n"
+            f"main(['-m', 'script:{script}', '-p', 'go', *{list(flags)!r}])\n"
+            "names = [m for m in sys.modules if m.split('.')[0] == 'websockets'\n"
+            "         or m.startswith('saikish.remote')]\n"
+            "names += [t.name for t in threading.enumerate() if t.name.startswith('remote')]\n"
+            "print(sorted(set(n.split('.')[0] if n.startswith('websockets') else n\n"
+            "                 for n in names)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    return list(ast.literal_eval(done.stdout.strip().splitlines()[-1]))
+
+
+def test_the_remote_channel_costs_nothing_unless_asked_for(tmp_path: Path) -> None:
+    """No websockets, no saikish.remote, no remote-* thread without --remote (§7.5)."""
+    assert _loaded_after(tmp_path) == []
+    # The control: with --remote the same probe sees them (so the test above can fail).
+    with_remote = _loaded_after(tmp_path, "--remote", "--timeout", "1")
+    assert "websockets" in with_remote and "saikish.remote.server" in with_remote

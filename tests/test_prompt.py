@@ -5,7 +5,9 @@ from __future__ import annotations
 import io
 import re
 import stat
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
+from saikish.approval import Withdrawal
 from saikish.config import Config
 from saikish.engine.policy import decide
 from saikish.executor import ApprovalRequest
@@ -453,3 +456,89 @@ def test_results_keep_to_the_gutter_and_hide_the_note_to_the_model(ws: Path) -> 
     reporter.ran(ToolCall("1", "bash", {}), ToolResult("1", "bash", "y" * 100 + note))
     lines = buffer.getvalue().rstrip("\n").split("\n")
     assert lines == ["  │ " + "y" * 35 + "…", "  (ran as you edited it)"]
+
+
+# -- withdrawn: another front end answered first (docs/SPEC.md §7.5) ----------------------
+
+class CountingWithdrawal(Withdrawal):
+    """Tells the test each time a step of the terminal starts watching the withdrawal."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.watching = threading.Semaphore(0)
+
+    def on_withdraw(self, closer: Callable[[], None]) -> Callable[[], None]:
+        remove = super().on_withdraw(closer)
+        self.watching.release()
+        return remove
+
+
+@dataclass
+class Withdrawer:
+    """Withdraws from another thread once `steps` prompts have started watching.
+
+    If the prompt does not close by itself (the mechanism is broken), Enter is typed
+    after a generous wait, so the test fails on `nudged` instead of hanging.
+    """
+
+    pipe: PipeInput
+    steps: int
+    withdrawal: CountingWithdrawal = field(default_factory=CountingWithdrawal)
+    done: threading.Event = field(default_factory=threading.Event)
+    nudged: bool = False
+
+    def run(self) -> None:
+        for _ in range(self.steps):
+            assert self.withdrawal.watching.acquire(timeout=30)
+        self.withdrawal.withdraw("answered from the web page")
+        while not self.done.wait(30):
+            self.nudged = True
+            self.pipe.send_text("\r")
+
+
+def ask_withdrawn(pipe: PipeInput, ws: Path, keys: str, steps: int) -> tuple[Decision, str]:
+    withdrawer = Withdrawer(pipe, steps)
+    if not steps:  # before the box is drawn
+        withdrawer.withdrawal.withdraw("answered from the web page")
+    thread = threading.Thread(target=withdrawer.run, daemon=True)
+    thread.start()
+    pipe.send_text(keys)
+    out = io.StringIO()
+    request = replace(request_for("npm install x", ws), withdrawal=withdrawer.withdrawal)
+    decision = TerminalApprover(Console(file=out, width=100), timeout_s=None, input=pipe,
+                                output=DummyOutput()).ask(request)
+    withdrawer.done.set()
+    thread.join()
+    assert not withdrawer.nudged, "the prompt stayed up after the question was withdrawn"
+    return decision, out.getvalue()
+
+
+def test_a_withdrawn_question_closes_the_box_and_says_why(pipe: PipeInput, ws: Path) -> None:
+    decision, out = ask_withdrawn(pipe, ws, "", 1)
+    assert "answered from the web page" in out
+    # Whoever withdrew the question answers it; the terminal's own value fails closed.
+    assert (decision.outcome, decision.source) == (Outcome.REJECTED_HARD, Source.USER)
+
+
+def test_a_question_withdrawn_before_the_box_is_drawn_never_waits(pipe: PipeInput,
+                                                                   ws: Path) -> None:
+    decision, out = ask_withdrawn(pipe, ws, "", 0)
+    assert decision.outcome is Outcome.REJECTED_HARD
+
+
+def test_a_withdrawal_closes_the_feedback_line_too(pipe: PipeInput, ws: Path) -> None:
+    decision, out = ask_withdrawn(pipe, ws, "n", 2)  # the box, then the feedback line
+    assert "answered from the web page" in out
+    assert decision.outcome is Outcome.REJECTED_HARD  # not the soft "no" being typed
+
+
+def test_a_withdrawal_registers_each_closer_once_and_runs_late_ones_at_once() -> None:
+    withdrawal = Withdrawal()
+    ran: list[str] = []
+    remove = withdrawal.on_withdraw(lambda: ran.append("early"))
+    withdrawal.on_withdraw(lambda: ran.append("removed"))()  # unregistered at once
+    withdrawal.withdraw("first")
+    withdrawal.withdraw("second")  # only the first reason counts
+    withdrawal.on_withdraw(lambda: ran.append("late"))
+    remove()
+    assert (ran, withdrawal.reason) == (["early", "late"], "first")

@@ -3,6 +3,9 @@
 Cancel never approves (docs/SPEC.md §4.8): Ctrl-C or Esc in any step after the box
 (the rule line, the feedback line, an inline edit) and an editor that fails
 or changes nothing all lead back to the box, where the person answers again.
+
+When other front ends are asked too (docs/SPEC.md §7.5), an answer from one of
+them withdraws the question: whatever step is up closes, and a line says why.
 """
 
 from __future__ import annotations
@@ -24,12 +27,19 @@ from prompt_toolkit.output import Output
 from rich.console import Console
 from rich.text import Text
 
-from saikish.approval import ApprovalRequest
+from saikish.approval import ApprovalRequest, Withdrawal
 from saikish.types import Decision, Scope, Source, ToolCall
 from saikish.ui.box import FittedBox
 from saikish.ui.inert import inert
 from saikish.ui.preview import approval_panel, approval_parts
-from saikish.ui.prompt import Choice, PromptOptions, ask_choice, to_ansi
+from saikish.ui.prompt import (
+    Choice,
+    PromptOptions,
+    Withdrawn,
+    ask_choice,
+    closed_on_withdrawal,
+    to_ansi,
+)
 
 # Which argument Edit opens, per tool; other tools edit their arguments as JSON.
 EDITED_ARGUMENT = {"bash": "command", "write_file": "content", "edit_file": "new_string"}
@@ -49,25 +59,44 @@ class TerminalApprover:
     output: Output | None = None
     clock: Callable[[], float] | None = None
     environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    # The question being asked may be answered elsewhere: its sub-steps close too.
+    _withdrawal: Withdrawal | None = field(default=None, init=False, repr=False)
 
     def ask(self, request: ApprovalRequest) -> Decision:
-        """Show the box until the person decides or the countdown runs out."""
+        """Show the box until the person decides, the countdown runs out, or another
+        front end answers (then the decision returned is a stop nobody uses: the
+        answer that withdrew the question is the one that counts)."""
+        try:
+            return self._ask(request)
+        except Withdrawn:
+            withdrawal = request.withdrawal
+            reason = withdrawal.reason if withdrawal and withdrawal.reason else "answered elsewhere"
+            self.console.print(Text(inert(reason), style="dim"))
+            return Decision.reject_hard(Source.USER, reason)  # fails closed if ever used
+
+    def _ask(self, request: ApprovalRequest) -> Decision:
         box = FittedBox(approval_parts(request))
         options = self._options(request)
+        self._withdrawal = request.withdrawal
         while True:
             choice = ask_choice(box.draw, options)
+            if choice is Choice.WITHDRAWN:
+                raise Withdrawn()
             try:
                 decision = self._decide(choice, request)
             except Cancelled as why:
                 self.console.print(Text(f"{why} · back to the box", style="dim"))
                 continue
+            if request.withdrawal is not None and request.withdrawal.withdrawn:
+                raise Withdrawn()  # answered elsewhere while $EDITOR was open
             # The transcript (ui/render.ConsoleReporter) prints the one record of it.
             return decision
 
     def _options(self, request: ApprovalRequest) -> PromptOptions:
         options = PromptOptions(offer_always=bool(request.assessment.proposed_rules),
                                 timeout_s=self.timeout_s or None, input=self.input,
-                                output=self.output, pager=lambda width: self._page(request, width))
+                                output=self.output, pager=lambda width: self._page(request, width),
+                                withdrawal=request.withdrawal)
         if self.clock is not None:
             options.clock = self.clock
         return options
@@ -191,8 +220,12 @@ class TerminalApprover:
         session: PromptSession[str] = PromptSession(input=self.input, output=self.output,
                                                     key_bindings=keys,
                                                     bottom_toolbar=toolbar)
+        app = session.app
         try:
-            return session.prompt(message, default=default, multiline=multiline)
+            with closed_on_withdrawal(app, self._withdrawal,
+                                      lambda: app.exit(exception=Withdrawn())) as watch:
+                return session.prompt(message, default=default, multiline=multiline,
+                                      pre_run=watch)
         except (EOFError, KeyboardInterrupt):
             raise Cancelled("cancelled") from None
 

@@ -201,6 +201,21 @@ def _audit(repl: Repl, arg: str) -> None:
     repl.console.print(audit_table(read_tail(paths.state_dir() / "audit.jsonl", count)))
 
 
+def _remote(repl: Repl, arg: str) -> None:
+    """/remote [HOST:PORT]: the approval web page (docs/SPEC.md §7.5); /remote off stops it."""
+    if arg == "off":
+        if repl.remote is None:
+            repl.say("no remote approval server is running")
+        repl.stop_remote("stopped at the terminal (/remote off)")
+        return
+    if repl.remote is not None:
+        where = f" ({arg} not used)" if arg else ""
+        for line in repl.remote.banner():
+            repl.say(line + where)
+        return
+    repl.start_remote(arg)
+
+
 def _rule(text: str, command: str, repl: Repl | None = None) -> Rule:
     if not text:
         raise ValueError(f"{command} RULE, e.g. {command} 'Bash(npm test *)'")
@@ -237,4 +252,6 @@ COMMANDS: dict[str, Command] = {
     "autonomy": Command("[LEVEL]", "full-auto | supervised | cautious | manual", _autonomy),
     "auto": Command("N", "approve the next N calls that would ask", _auto),
     "audit": Command("[N]", "the last N decisions", _audit),
+    "remote": Command("[HOST:PORT|off]", "approve from a web page too (127.0.0.1 unless given)",
+                      _remote),
 }

@@ -9,14 +9,15 @@ is drawn are thrown away, so text typed ahead can never answer it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import io
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, TYPE_CHECKING, Any
 
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples
@@ -27,6 +28,9 @@ from prompt_toolkit.layout import HSplit, Layout, VerticalAlign, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import Output
 from rich.console import Console, RenderableType
+
+if TYPE_CHECKING:
+    from saikish.approval import Withdrawal
 
 READY_MARK = "Enter select"  # the last thing drawn: a complete frame is on screen
 PAUSED = "countdown paused"
@@ -42,6 +46,8 @@ class Choice(enum.Enum):
     NO = ("No, tell it why", "n")
     STOP = ("No, stop (Esc)", "esc")
     TIMEOUT = ("timed out", "")
+    # Another front end answered first (docs/SPEC.md §7.5): the box closed by itself.
+    WITHDRAWN = ("answered elsewhere", "")
 
     @property
     def label(self) -> str:
@@ -85,11 +91,17 @@ class PromptOptions:
     output: Output | None = None
     # Shows the whole preview at a width (`v`); None when there is no pager.
     pager: Callable[[int], None] | None = None
+    # Closes the box from another thread when another front end answers first.
+    withdrawal: Withdrawal | None = None
+
+
+class Withdrawn(Exception):
+    """Another front end answered the question while a prompt for it was up."""
 
 
 def ask_choice(draw: Callable[[Frame], Drawn], options: PromptOptions) -> Choice:
     """Show the box `draw` makes for each frame and return the person's choice."""
-    choices: list[Choice] = [c for c in Choice if c is not Choice.TIMEOUT and (
+    choices: list[Choice] = [c for c in Choice if c.key and (
         options.offer_always or c not in (Choice.ALWAYS_SESSION, Choice.ALWAYS_REMEMBER))]
     state = _State(choices, options)
     app: Application[Choice] = Application(
@@ -107,7 +119,47 @@ def ask_choice(draw: Callable[[Frame], Drawn], options: PromptOptions) -> Choice
     )
     app.ttimeoutlen = 0.05  # Esc answers at once instead of waiting for a sequence
     discard_typeahead(app.input)
-    return app.run(pre_run=lambda: _start_countdown(app, state))
+    with closed_on_withdrawal(app, options.withdrawal,
+                              lambda: app.exit(result=Choice.WITHDRAWN)) as watch:
+
+        def pre_run() -> None:
+            _start_countdown(app, state)
+            watch()
+
+        return app.run(pre_run=pre_run)
+
+
+@contextlib.contextmanager
+def closed_on_withdrawal(app: Application[Any], withdrawal: Withdrawal | None,
+                         close: Callable[[], None]) -> Iterator[Callable[[], None]]:
+    """A pre_run hook for `app`: once `withdrawal` fires (from any thread), `close` runs
+    in the app's own event loop, if the app is still up.
+
+    pre_run notes the loop, then looks at the flag: a withdrawal that came before the
+    loop existed is seen there, one that comes after finds the loop.
+    """
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    def close_if_up() -> None:
+        if app.future is not None and not app.future.done():
+            close()
+
+    def pre_run() -> None:
+        loops.append(asyncio.get_running_loop())
+        if withdrawal is not None and withdrawal.withdrawn:
+            close_if_up()
+
+    def from_elsewhere() -> None:
+        for loop in loops:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the app ended
+                loop.call_soon_threadsafe(close_if_up)
+
+    remove = withdrawal.on_withdraw(from_elsewhere) if withdrawal is not None else None
+    try:
+        yield pre_run
+    finally:
+        if remove is not None:
+            remove()
 
 
 def discard_typeahead(input_obj: Input) -> None:

@@ -107,16 +107,17 @@ def _without_edit_note(content: str) -> tuple[str, bool]:
 def _answer_words(decision: Decision, edited: bool) -> str:
     """What the person answered; never claims a rule was saved (the note says where)."""
     rules = inert(", ".join(decision.remember))
+    who = "from the web page" if decision.via == "remote" else "by you"
     if decision.source is Source.TIMEOUT:
         return "timed out: nobody answered · the batch is stopped"
     if decision.outcome is Outcome.REJECTED_HARD:
-        return "stopped by you · the rest of the batch is skipped"
+        return f"stopped {who} · the rest of the batch is skipped"
     if not decision.approved:
-        return "rejected by you" + (f": {inert(decision.feedback)}" if decision.feedback else "")
+        return f"rejected {who}" + (f": {inert(decision.feedback)}" if decision.feedback else "")
     if decision.remember:
         scope = "always" if decision.persist else "always this session"
-        return f"approved by you · {scope}: {rules}"
-    return "approved by you, as edited" if edited else "approved by you, once"
+        return f"approved {who} · {scope}: {rules}"
+    return f"approved {who}, as edited" if edited else f"approved {who}, once"
 
 
 class MarkdownStream:

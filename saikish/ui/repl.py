@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from saikish.app import Streams
     from saikish.config import Config
     from saikish.models import ModelSpec
+    from saikish.remote.channel import RemoteChannel
     from saikish.session import Session
 
 PROMPT = "› "
@@ -38,19 +39,41 @@ class Repl:
     """One interactive session: reads messages, runs the agent, shows the answers."""
 
     def __init__(self, config: Config, spec: ModelSpec, session: Session, io: Streams,
-                 timeout_s: float | None) -> None:
+                 timeout_s: float | None, remote: str | None = None) -> None:
         from saikish.app import build_agent
 
         self.config, self.spec, self.session, self.io = config, spec, session, io
         self.console = Console(file=io.stdout, highlight=False)
         self.timeout_s = timeout_s
         self.agent = build_agent(config, spec, session, io, timeout_s, console=self.console)
+        self.remote_at = remote  # --remote's address, started once the banner is out
+        self.remote: RemoteChannel | None = None
 
     def run(self) -> int:
         """Read and answer messages until /exit or Ctrl-D."""
+        try:
+            return self._run()
+        finally:
+            self.stop_remote()
+
+    def start_remote(self, where: str) -> None:
+        """Serve approvals on a web page too (docs/SPEC.md §7.5); the link goes to stderr."""
+        from saikish.app import start_remote
+
+        self.remote = start_remote(self.agent, where, self.timeout_s, self.io)
+
+    def stop_remote(self, reason: str = "the session ended") -> None:
+        """Close the approval server, if one runs."""
+        if self.remote is not None:
+            self.remote.close(reason)
+            self.remote = None
+
+    def _run(self) -> int:
         _warm_sdk(self.spec.provider)  # import the SDK while the person types
         prompt = self._prompt_session()
         self._banner()
+        if self.remote_at is not None:
+            self.start_remote(self.remote_at)
         while True:
             for notice in self.agent.registry.notices():  # e.g. an MCP server that failed
                 self.say(inert(notice), "yellow")  # a server's stderr is in it: made visible

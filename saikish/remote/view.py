@@ -1,0 +1,94 @@
+"""An ApprovalRequest as the web page shows it: the `approval_needed` message (docs/remote.md).
+
+The same facts as the terminal box (docs/SPEC.md §5.1): the call, each part with
+its risk and why it is asked, the proposed rule, the diff of a file change, the
+calls of the batch still waiting, the countdown. Values only: the page inserts
+every string as text.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+from typing import Any
+
+from saikish.approval import ApprovalRequest
+from saikish.remote.protocol import message
+from saikish.tools.files import apply_edit
+from saikish.types import CommandCheck, ToolCall
+
+# Lines of a diff sent; the rest is counted, never silently cut.
+MAX_DIFF_LINES = 2000
+
+
+def approval_needed(request: ApprovalRequest, execution_id: str, session_id: str,
+                    deadline_ms: int | None, now_ms: int) -> dict[str, Any]:
+    """The `approval_needed` message for one question."""
+    call, assessment, tool = request.call, request.assessment, request.tool
+    return message(
+        "approval_needed", executionId=execution_id, sessionId=session_id, callId=call.id,
+        tool=call.name, summary=tool.summary(call.arguments) if tool else call.name,
+        arguments=call.wire_arguments, editable=tool.editable_argument if tool else None,
+        risk=assessment.risk.name, level=assessment.risk.level.name,
+        tier=assessment.tier.value, reason=assessment.reason,
+        question=request.message or None,
+        about=[list(pair) for pair in tool.about] if tool else [],
+        parts=[part(check) for check in assessment.commands],
+        proposedRules=list(assessment.proposed_rules), alwaysNote=request.always_note or None,
+        outsideSandbox=request.outside_sandbox, onlyPerson=assessment.forced,
+        diff=file_change(call, request.workspace),
+        batch={"index": request.index, "total": len(request.batch)},
+        batch_remaining=[{"callId": c.id, "tool": c.name, "summary": _summary(c)}
+                         for c in request.batch[request.index + 1:]],
+        deadline=deadline_ms, timestamp=now_ms)
+
+
+def part(check: CommandCheck) -> dict[str, Any]:
+    """One simple command of a bash call: its risk and why it runs or is asked."""
+    text = f"> {check.argv[1]}" if check.is_redirect and len(check.argv) > 1 else check.text
+    if check.allowed_by:
+        reason = f"allowed by {check.allowed_by}"
+    elif check.auto:
+        reason = "allowed by the autonomy level"
+    else:
+        reason = "needs approval" + (f": {check.caveat}" if check.caveat else "")
+    return {"text": text, "risk": check.risk.name, "level": check.risk.level.name,
+            "permitted": check.permitted, "reason": reason}
+
+
+def file_change(call: ToolCall, workspace: str) -> dict[str, Any] | None:
+    """write_file / edit_file: the path, what kind of change, and the unified diff."""
+    args = call.arguments
+    if call.name not in ("write_file", "edit_file") or not isinstance(args.get("path"), str):
+        return None
+    path = str(args["path"])
+    old = _read(Path(workspace, os.path.expanduser(path)))
+    if call.name == "write_file":
+        new: str | None = str(args.get("content", ""))
+        kind = "new" if old is None else "overwrite"
+    else:
+        edited = apply_edit(old, args) if old is not None else None
+        new, kind = (edited, "edit") if isinstance(edited, str) else (None, "edit_fails")
+    if new is None:  # the edit does not apply: it will fail; show what it asked for
+        lines = [f"- {line}" for line in str(args.get("old_string", "")).splitlines()] + \
+                [f"+ {line}" for line in str(args.get("new_string", "")).splitlines()]
+    else:
+        lines = list(difflib.unified_diff((old or "").splitlines(), new.splitlines(),
+                                          "/dev/null" if old is None else f"a/{path}",
+                                          f"b/{path}", lineterm=""))
+    return {"path": path, "kind": kind, "text": "\n".join(lines[:MAX_DIFF_LINES]),
+            "more": max(0, len(lines) - MAX_DIFF_LINES)}
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _summary(call: ToolCall) -> str:
+    detail = call.arguments.get("command") or call.arguments.get("path") or ""
+    text = str(detail).replace("\n", " ⏎ ")
+    return text if len(text) <= 120 else text[:119] + "…"
