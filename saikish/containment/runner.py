@@ -108,8 +108,35 @@ class Runner:
                           f"the sandbox's runner did not start (exit code {self._proc.poll()})")
 
     def alive(self) -> bool:
-        """True while the sandbox is up."""
-        return self._proc.poll() is None and self._sock.fileno() >= 0
+        """True while the sandbox is up: bwrap has not ended (its launcher thread sets the
+        return code; poll() cannot see it while that thread waits) and the runner's end of
+        the socket is still open."""
+        if self._proc.returncode is not None or self._sock.fileno() < 0:
+            return False
+        try:
+            readable, _, _ = select.select([self._sock], [], [], 0)
+            if readable and not self._sock.recv(1, socket.MSG_PEEK):
+                return False  # the runner is gone: its socket is at its end
+        except OSError:
+            return False
+        return True
+
+    def mount_points(self) -> set[str] | None:
+        """Where something is mounted in the sandbox now, or None when it cannot be seen.
+
+        A mount inside goes away when the host removes or renames what it is mounted on
+        (the person's `rm -rf .git; git init`, a daemon that makes its socket again), and
+        a path may come back with the very same inode: only the mount table tells.
+        """
+        pid = self._proc.pid
+        try:
+            inner = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()[0]
+            table = Path(f"/proc/{inner}/mountinfo").read_text(encoding="utf-8",
+                                                                  errors="replace")
+        except (OSError, IndexError):
+            return None
+        return {_unescape(line.split()[4]) for line in table.splitlines()
+                if len(line.split()) > 4}
 
     def start(self, argv: Sequence[str], env: Mapping[str, str], cwd: str) -> RunnerJob:
         """Run `argv` inside; raises RunnerBusy, RunnerError (gone), OSError or ValueError
@@ -138,6 +165,7 @@ class Runner:
         except OSError as exc:
             if exc.errno == 90:  # EMSGSIZE: as execve would say
                 raise OSError(7, "Argument list too long") from None
+            self.close()
             raise RunnerError(f"the sandbox's runner is gone ({exc})") from None
 
     def receive(self, timeout: float) -> dict[str, Any] | None:
@@ -253,6 +281,13 @@ def _check(argv: Sequence[str], env: Mapping[str, str]) -> None:
         if "\0" in text:
             raise ValueError("embedded null byte")
         os.fsencode(text)  # a lone surrogate: UnicodeEncodeError
+
+
+def _unescape(field: str) -> str:
+    """A mountinfo path: space, tab, newline and backslash are written in octal."""
+    for code, char in (("\\040", " "), ("\\011", "\t"), ("\\012", "\n"), ("\\134", "\\")):
+        field = field.replace(code, char)
+    return field
 
 
 def _first_line(log: str) -> str:

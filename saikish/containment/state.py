@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 from saikish import paths
 from saikish.containment.generated import prepare
-from saikish.containment.layout import Files, Mount, Scene, bwrap_args, host_sockets, plan
-from saikish.containment.placeholders import Placeholders
+from saikish.containment.layout import Files, Mount, Op, Scene, bwrap_args, host_sockets, plan
+from saikish.containment.placeholders import Placeholders, is_stand_in
 from saikish.containment.protected import ROOT_NAMES, Guarded, protected
 from saikish.containment.runner import Runner, RunnerError, Uncontained, contained
 
@@ -111,7 +111,8 @@ class SandboxState:
         prefix = (*self.prefix(launcher, place), "--")
         with self._lock:
             current = self._parts.runner
-            if current is not None and current.alive() and current.prefix == prefix:
+            if current is not None and current.alive() and current.prefix == prefix \
+                    and self._still_mounted(current):
                 return current
             if current is not None:
                 current.close()
@@ -129,6 +130,13 @@ class SandboxState:
                 raise Uncontained(f"{launcher} ran the sandbox without new namespaces")
             self._parts.runner = started
             return started
+
+
+    def _still_mounted(self, runner: Runner) -> bool:
+        """True when every bind of the plan is still a mount in the runner's sandbox."""
+        held = runner.mount_points()
+        wanted = {mount.dest for mount in self._mounts if mount.op in (Op.BIND, Op.RO_BIND)}
+        return held is None or wanted <= held
 
 
 def runner_python() -> tuple[str, tuple[str, ...]]:
@@ -159,6 +167,6 @@ def _stat(path: str) -> tuple[int, int, int] | None:
         info = os.stat(path)
     except OSError:
         return None
-    if stat.S_ISDIR(info.st_mode):
-        return info.st_ino, 0, 0
+    if stat.S_ISDIR(info.st_mode):  # a stand-in that became a directory of the person's
+        return info.st_ino, int(is_stand_in(path)), 0
     return info.st_ino, info.st_mtime_ns, info.st_size

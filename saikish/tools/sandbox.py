@@ -84,23 +84,33 @@ class Sandbox:
         ValueError when the command cannot start."""
         inside = sandbox_environment(env, home(), "/tmp" if not self.macos else self.temp_dir)
         if self.persistent and not self.macos:
-            try:
-                runner = self.state.runner(self.launcher, self.place)
-            except Uncontained as exc:  # fail closed: the executor probes and asks
-                raise LaunchError(f"{os.path.basename(self.launcher)}: {exc}") from None
-            if runner is not None:
-                try:
-                    return runner.start(argv, inside, self.workspace)
-                except RunnerBusy:
-                    pass  # another call runs in it: this one gets a sandbox of its own
-                except RunnerError:
-                    pass  # it died just now: the next call starts a new one
+            job = self._through_runner(argv, inside)
+            if job is not None:
+                return job
         outer = {**env, MARKER_VARIABLE: marker}  # the reaper finds the launcher by it
         proc = subprocess.Popen(
             self.wrap(argv, {**inside, MARKER_VARIABLE: marker}), cwd=self.workspace,
             env=outer, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, start_new_session=True)
         return HostJob(proc, marker)
+
+    def _through_runner(self, argv: Sequence[str], env: Mapping[str, str]) -> Job | None:
+        """The call started in the session's runner; None when it needs a sandbox of its
+        own (the runner is busy with another call, or cannot start here)."""
+        for _ in range(2):  # a runner found dead on sending is started again, once
+            try:
+                runner = self.state.runner(self.launcher, self.place)
+            except Uncontained as exc:  # fail closed: the executor probes and asks
+                raise LaunchError(f"{os.path.basename(self.launcher)}: {exc}") from None
+            if runner is None:
+                return None
+            try:
+                return runner.start(argv, env, self.workspace)
+            except RunnerBusy:
+                return None
+            except RunnerError:
+                continue
+        return None
 
     def wrap(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> list[str]:
         """The argv of a sandbox of its own that runs `argv` inside, in the workspace, with
