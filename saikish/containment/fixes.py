@@ -8,16 +8,16 @@ USERNS = ("user namespaces are not allowed here: allow them (sysctl -w "
           "24.04 kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile for "
           "bwrap), or in a container run it with --security-opt seccomp=unconfined "
           "--security-opt apparmor=unconfined")
-# (words of bwrap's error, the fix), first match wins.
+# (words of bwrap's error, the fix), the most specific first: the first match wins.
 FIXES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("Can't mount proc",),
+     "this container masks /proc: run it with --security-opt systempaths=unconfined "
+     "(and seccomp=unconfined, apparmor=unconfined), or --privileged"),
+    (("Failed RTM_NEWADDR", "loopback:"),
+     "the sandbox's loopback cannot be set up (AppArmor, or a container): " + USERNS),
+    (("Can't find source path",), "a path the sandbox mounts vanished: start saikish again"),
     (("No permissions to create new namespace", "setting up uid map",
       "Creating new namespace failed", "unshare failed", "Operation not permitted"), USERNS),
-    (("Failed RTM_NEWADDR", "loopback:"),
-     "the loopback device cannot be set up (AppArmor or a container without NET_ADMIN in "
-     "its user namespace): allow user namespaces for bwrap, as for the error above"),
-    (("Can't mount proc",),
-     "this container hides /proc: run it with --security-opt systempaths=unconfined"),
-    (("Can't find source path",), "a path the sandbox mounts vanished: start saikish again"),
 )
 
 

@@ -139,15 +139,18 @@ def _enclosing(root: str) -> list[Repo]:
         directory = parent
 
 
-def nested_repos(root: str) -> list[Repo]:
+def nested_repos(root: str, max_dirs: int = WALK_MAX_DIRS,
+                 max_depth: int = WALK_MAX_DEPTH) -> list[Repo]:
     """Repositories (and submodule checkouts) below `root`, within the walk's bounds."""
-    return [repo for path in _walk(root) if (repo := repo_at(path)) is not None]
+    return [repo for path in _walk(root, max_dirs, max_depth)
+            if (repo := repo_at(path)) is not None]
 
 
-def _walk(root: str) -> Iterator[str]:
-    """Directories below `root`, breadth first, without links, skipped names or the bounds."""
+def _walk(root: str, max_dirs: int, max_depth: int) -> Iterator[str]:
+    """Directories below `root`, breadth first, without links or skipped names, until
+    `max_dirs` directories or `max_depth` levels were seen."""
     level, seen = [root], 0
-    for _ in range(WALK_MAX_DEPTH):
+    for _ in range(max_depth):
         below: list[str] = []
         for directory in level:
             try:
@@ -159,7 +162,7 @@ def _walk(root: str) -> Iterator[str]:
                 continue
         for path in below:
             seen += 1
-            if seen > WALK_MAX_DIRS:
+            if seen > max_dirs:
                 return
             yield path
         level = below
