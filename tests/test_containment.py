@@ -13,7 +13,7 @@ import pytest
 from saikish.containment.environment import PASSED, sandbox_environment
 from saikish.containment.fixes import USERNS, fix_for
 from saikish.containment.gitconfig import parse, read_config
-from saikish.containment.layout import Files, Mount, Op, Scene, plan, shows
+from saikish.containment.layout import Files, Mount, Op, Scene, plan, seen, shows
 from saikish.containment.placeholders import MARK_TIME, Placeholders, is_stand_in
 from saikish.containment.protected import Kind, nested_repos, protected, protected_paths
 from saikish.containment.walls import View, Wall, walls_hit
@@ -152,6 +152,9 @@ def test_shows_follows_the_last_mount_over_a_path() -> None:
     assert shows(mounts, "/usr/bin/git") and shows(mounts, "/home/me/.cargo/bin/x")
     assert not shows(mounts, "/home/me/.ssh/id_rsa") and not shows(mounts, "/home")
     assert not shows(mounts, "/tmp/x") and not shows(mounts, "/etc/shadow")
+    farm = (*mounts, Mount(Op.RO_BIND, "/etc", "/farm"), Mount(Op.RO_BIND, "/etc/.host", "/etc"))
+    assert seen(farm, "/etc/.host/shadow") == "/etc/shadow", "where the host's /etc is seen"
+    assert seen(farm, "/etc/passwd") == "/farm/passwd" and seen(farm, "/home/x") is None
 
 
 def test_the_plan_hides_the_home_and_covers_what_shows_through(tmp_path: Path) -> None:
@@ -159,7 +162,8 @@ def test_the_plan_hides_the_home_and_covers_what_shows_through(tmp_path: Path) -
     for path in (home / ".ssh", home / ".cargo", ws / ".aws"):
         path.mkdir(parents=True)
     (home / ".cargo" / "credentials.toml").write_text("t")
-    files = Files(str(tmp_path / "e"), str(tmp_path / "d"), "/g1", "/g2", None)
+    files = Files(str(tmp_path / "files" / "e"), str(tmp_path / "files" / "d"), "/g1", "/g2",
+                  None)
     mounts = plan(Scene(str(ws), True, str(tmp_path / "t"), str(home), files))
     assert not shows(mounts, f"{home}/.ssh"), "the home is a fresh one"
     assert shows(mounts, f"{home}/.cargo") and shows(mounts, str(ws))

@@ -15,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from saikish.containment.generated import prepare
+from saikish.containment.layout import Scene, bwrap_args, plan
 from saikish.containment.placeholders import MARK_TIME
+from saikish.containment.state import NAMESPACE_OPTIONS
 from tests.test_sandbox_walls import GIT_WALL, Box, git, home, open_box, tree
 
 __all__ = ["home", "open_box"]  # fixtures, used by name
@@ -175,6 +178,28 @@ def test_the_repositorys_own_fsmonitor_runs_inside_when_the_environment_is_clear
     git("config", "core.fsmonitor", f"touch {repo}/ran {outside}/escaped; false", cwd=repo)
     open_box().run("env -i /usr/bin/git status --short")
     assert (repo / "ran").exists() and not (outside / "escaped").exists()
+
+
+def test_without_a_host_gitconfig_etc_is_a_farm_that_carries_the_guards(
+        ws: Path, tmp_path: Path, open_box: Callable[..., Box]) -> None:
+    """A read-only /etc has nowhere to mount a gitconfig the host does not have: /etc is
+    then a farm of links to the host's /etc (seen at /etc/.host) plus the generated file."""
+    open_box()  # bwrap runs here
+    host_etc = tmp_path / "host-etc"  # names the farm links; the links reach the real /etc
+    host_etc.mkdir()
+    (host_etc / "passwd").write_text("")
+    (host_etc / "localtime").symlink_to("/usr/share/zoneinfo/UTC")
+    (tmp_path / "files").mkdir()
+    files = prepare(str(tmp_path / "files"), str(tmp_path), host_etc=str(host_etc))
+    assert files.etc_farm is not None
+    mounts = plan(Scene(str(ws), True, str(tmp_path), os.path.expanduser("~"), files))
+    script = ("grep -c bareRepository /etc/gitconfig; head -c 5 /etc/passwd; echo; "
+              "readlink /etc/localtime; wc -c < /etc/.host/shadow; ls /run")
+    done = subprocess.run(["bwrap", *bwrap_args(mounts), *NAMESPACE_OPTIONS, "--", "sh", "-c",
+                           script], capture_output=True, text=True, check=True)
+    assert done.stdout.split("\n")[:5] == ["1", "root:", "/usr/share/zoneinfo/UTC", "0", ""], \
+        "the guards, the host's files through the links, its own links as they were, " \
+        "/etc/shadow still covered, and /run still empty"
 
 
 def test_a_commit_fails_with_the_wall_and_the_persons_identity_works_elsewhere(

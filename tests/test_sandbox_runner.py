@@ -125,6 +125,15 @@ def test_a_git_created_outside_mid_session_is_protected_at_the_next_call(
     assert "Device or resource busy" in text and (ws / ".git" / "HEAD").exists()
 
 
+def test_a_stand_in_the_person_removed_is_made_again(ws: Path,
+                                                    open_box: Callable[..., Box]) -> None:
+    box = open_box()
+    box.run("true")
+    (ws / ".git").rmdir()  # the person, outside
+    text, _ = box.run("mkdir .git")
+    assert "File exists" in text and not any((ws / ".git").iterdir())
+
+
 def test_the_runner_stays_up_between_calls(ws: Path, open_box: Callable[..., Box]) -> None:
     box = open_box()
     box.run("true")

@@ -1,6 +1,8 @@
 """The files saikish writes for a sandbox (docs/SPEC.md §4.9): empty stand-ins to cover
 secrets with, git's system and global config with the guards, and /etc as a farm of links
-when the host has no /etc/gitconfig to cover (a read-only /etc has nowhere to mount one)."""
+when the host has no /etc/gitconfig to cover (a read-only /etc has nowhere to mount one):
+the host's /etc is then mounted at HOST_ETC, inside the farm, and each of its entries is a
+link there (or the same link as on the host), but for the generated gitconfig."""
 
 from __future__ import annotations
 
@@ -51,8 +53,10 @@ def _farm(directory: str, host_etc: str) -> str:
     """/etc for the sandbox: a link to HOST_ETC/NAME for each entry of the host's /etc (its
     own links copied as they are), and the gitconfig as a real file."""
     farm = os.path.join(directory, "etc")
-    os.makedirs(farm, exist_ok=True)
+    os.makedirs(os.path.join(farm, os.path.basename(HOST_ETC)), exist_ok=True)
     for entry in os.scandir(host_etc):
+        if entry.name == os.path.basename(HOST_ETC):
+            continue
         target = os.readlink(entry.path) if entry.is_symlink() else \
             os.path.join(HOST_ETC, entry.name)
         os.symlink(target, os.path.join(farm, entry.name))

@@ -15,7 +15,6 @@ from __future__ import annotations
 import enum
 import glob
 import os
-import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -84,7 +83,7 @@ SYSTEM_SECRETS: tuple[str, ...] = (
 )
 # Replaced by an empty directory: other people's homes, root's, the session's sockets.
 HIDDEN_ROOTS = ("/home", "/root", "/run", "/var/run")
-HOST_ETC = "/run/host/etc"  # where the host's /etc is seen when /etc is a farm of links
+HOST_ETC = "/etc/.host"  # where the host's /etc is seen when /etc is a farm of links
 UNIX_SOCKETS = "/proc/net/unix"
 
 
@@ -164,7 +163,7 @@ def _etc(files: Files) -> list[Mount]:
     """The sandbox's /etc/gitconfig: bound over the host's, or /etc as a farm of links."""
     if files.etc_farm is None:
         return [Mount(Op.RO_BIND, "/etc/gitconfig", files.system_gitconfig)]
-    return [Mount(Op.RO_BIND, HOST_ETC, "/etc"), Mount(Op.RO_BIND, "/etc", files.etc_farm)]
+    return [Mount(Op.RO_BIND, "/etc", files.etc_farm), Mount(Op.RO_BIND, HOST_ETC, "/etc")]
 
 
 def _fresh_home(scene: Scene, before: Sequence[Mount]) -> list[Mount]:
@@ -198,21 +197,17 @@ def _system_secrets(files: Files) -> list[str]:
 
 
 def _covers(mounts: Sequence[Mount], paths: Iterable[str], files: Files) -> list[Mount]:
-    """An empty read-only stand-in over each of `paths` that exists and is still seen."""
+    """An empty read-only stand-in over each of `paths` (and over where a link among them
+    points) whose host file is still seen inside."""
+    ours = os.path.dirname(files.empty_file) + os.sep
     covers: list[Mount] = []
     for path in dict.fromkeys(paths):
-        try:
-            info = os.lstat(path)
-        except OSError:
-            continue
-        if stat.S_ISLNK(info.st_mode):
-            path = os.path.realpath(path)
-            if not os.path.exists(path):
+        for inside in dict.fromkeys((path, os.path.realpath(path))):
+            host = seen([*mounts, *covers], inside)
+            if host is None or host.startswith(ours) or not os.path.exists(host):
                 continue
-            info = os.stat(path)
-        if shows([*mounts, *covers], path):
-            empty = files.empty_dir if stat.S_ISDIR(info.st_mode) else files.empty_file
-            covers.append(Mount(Op.RO_BIND, path, empty))
+            empty = files.empty_dir if os.path.isdir(host) else files.empty_file
+            covers.append(Mount(Op.RO_BIND, inside, empty))
     return covers
 
 
@@ -228,15 +223,21 @@ def host_sockets(table: str = UNIX_SOCKETS) -> list[str]:
     return sorted({path for path in paths if path.startswith("/")})
 
 
-def shows(mounts: Sequence[Mount], path: str) -> bool:
-    """True when the host's `path` is what is seen at `path` inside: the last mount over it
-    (or over a directory above it) shows the host's tree there unchanged."""
+def seen(mounts: Sequence[Mount], path: str) -> str | None:
+    """The host path seen at `path` inside, after the last mount over it (or over a
+    directory above it); None where it is a fresh tmpfs, /dev or /proc."""
     for mount in reversed(mounts):
-        if path == mount.dest or path.startswith(mount.dest.rstrip("/") + "/"):
-            if mount.op in (Op.BIND, Op.RO_BIND):
-                return mount.source == mount.dest
-            return False
-    return False
+        dest = mount.dest.rstrip("/")
+        if path == mount.dest or path.startswith(dest + "/"):
+            if mount.op not in (Op.BIND, Op.RO_BIND):
+                return None
+            return mount.source.rstrip("/") + path[len(dest):] or "/"
+    return None
+
+
+def shows(mounts: Sequence[Mount], path: str) -> bool:
+    """True when the host's `path` is what is seen at `path` inside."""
+    return seen(mounts, path) == path
 
 
 def bwrap_args(mounts: Iterable[Mount]) -> list[str]:

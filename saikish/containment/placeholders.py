@@ -52,6 +52,7 @@ class Placeholders:
     def add(self, wanted: Iterable[str], root: str) -> None:
         """Stand-ins for the paths below `root` that do not exist: for each, the first
         missing directory on its way (often the path itself)."""
+        self._drop_stale()
         for path in wanted:
             spot = _first_missing(path, root)
             if spot is None or spot in self.paths:
@@ -59,6 +60,17 @@ class Placeholders:
             lease = _lease(spot)
             if lease is not None:
                 self.leases.append(lease)
+
+    def _drop_stale(self) -> None:
+        """Forget the stand-ins the person removed or used meanwhile (their place may need a
+        new one, or be protected as the person's own)."""
+        kept = []
+        for lease in self.leases:
+            if _untouched(lease):
+                kept.append(lease)
+            else:
+                os.close(lease.fd)
+        self.leases = kept
 
     def close(self) -> None:
         """Release every stand-in; remove those nobody else holds and nobody has used."""
