@@ -164,7 +164,8 @@ def test_the_plan_hides_the_home_and_covers_what_shows_through(tmp_path: Path) -
     (home / ".cargo" / "credentials.toml").write_text("t")
     files = Files(str(tmp_path / "files" / "e"), str(tmp_path / "files" / "d"), "/g1", "/g2",
                   None)
-    mounts = plan(Scene(str(ws), True, str(tmp_path / "t"), str(home), files))
+    mounts = plan(Scene(str(ws), True, str(tmp_path / "t"), str(home), str(tmp_path / "h"),
+                        files))
     assert not shows(mounts, f"{home}/.ssh"), "the home is a fresh one"
     assert shows(mounts, f"{home}/.cargo") and shows(mounts, str(ws))
     assert not shows(mounts, f"{home}/.cargo/credentials.toml"), "covered in a toolchain"

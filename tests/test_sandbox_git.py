@@ -192,7 +192,8 @@ def test_without_a_host_gitconfig_etc_is_a_farm_that_carries_the_guards(
     (tmp_path / "files").mkdir()
     files = prepare(str(tmp_path / "files"), str(tmp_path), host_etc=str(host_etc))
     assert files.etc_farm is not None
-    mounts = plan(Scene(str(ws), True, str(tmp_path), os.path.expanduser("~"), files))
+    mounts = plan(Scene(str(ws), True, str(tmp_path), os.path.expanduser("~"), str(tmp_path),
+                        files))
     script = ("grep -c bareRepository /etc/gitconfig; head -c 5 /etc/passwd; echo; "
               "readlink /etc/localtime; wc -c < /etc/.host/shadow; ls /run")
     done = subprocess.run(["bwrap", *bwrap_args(mounts), *NAMESPACE_OPTIONS, "--", "sh", "-c",

@@ -103,16 +103,18 @@ def test_a_second_call_at_once_gets_a_sandbox_of_its_own(home: Path,
 
 def test_a_runner_that_died_is_started_again(open_box: Callable[..., Box]) -> None:
     box = open_box()
-    box.run("true")
+    box.run("echo kept > ~/note")
     dead = runner_pid(box)
     os.kill(dead, signal.SIGKILL)
     deadline = time.monotonic() + 10
     while running(f"--chdir {box.ws} --clearenv -- {runner_python()[0]}"):
         assert time.monotonic() < deadline, "the runner did not die"
         time.sleep(0.02)
-    text, _ = box.run("readlink /proc/self/ns/net")
+    text, _ = box.run("readlink /proc/self/ns/net; cat ~/note")
     assert text.startswith("net:[") and text.split()[0] != os.readlink("/proc/self/ns/net")
     assert runner_pid(box) != dead, "a new runner, not a sandbox for this call alone"
+    assert text.split()[1] == "kept", "the session's home outlives a runner"
+    assert not (Path.home() / "note").exists(), "and it is not the person's home"
 
 
 def test_a_git_created_outside_mid_session_is_protected_at_the_next_call(

@@ -1,13 +1,14 @@
 """What a sandboxed command sees of the file system: the mounts, as data (docs/SPEC.md §4.9).
 
 Everything outside the home stays readable (a toolchain needs /usr, /etc, /opt, /nix);
-the homes (/home, /root and $HOME), /run and /tmp are replaced by empty or private
-directories; into the fresh home go, read-only, the toolchain directories of HOME_TOOLCHAINS
-that exist. The workspace is then mounted at its real path (writable, or read-only), its
-protected paths read-only onto themselves, and last every secret store of SECRET_STORES
-and SYSTEM_SECRETS and every Unix socket of the host that would still be visible is
-covered by an empty read-only file or directory. `plan` builds the list; `bwrap_args`
-spells it for bubblewrap; `shows` says whether a host path is seen inside.
+the homes (/home, /root), /run and /tmp are replaced by empty or private directories, and
+$HOME by the session's own private directory, into which go, read-only, the toolchain
+directories of HOME_TOOLCHAINS that exist. The workspace is then mounted at its real path
+(writable, or read-only), its protected paths read-only onto themselves, and last every
+secret store of SECRET_STORES and SYSTEM_SECRETS and every Unix socket of the host that
+would still be visible is covered by an empty read-only file or directory. `plan` builds
+the list; `bwrap_args` spells it for bubblewrap; `seen` says which host path is seen at a
+path inside.
 """
 
 from __future__ import annotations
@@ -126,6 +127,7 @@ class Scene:
     writable: bool
     temp_dir: str
     home: str
+    home_dir: str  # the session's fresh home on the host, seen at `home` inside
     files: Files
     protected: tuple[str, ...] = ()  # existing protected paths, read-only onto themselves
     also_visible: tuple[str, ...] = ()  # read-only, wherever they are (the runner's Python)
@@ -137,7 +139,7 @@ def plan(scene: Scene) -> tuple[Mount, ...]:
     mounts = [Mount(Op.RO_BIND, "/", "/"), Mount(Op.DEV, "/dev"), Mount(Op.PROC, "/proc")]
     mounts += _hidden_roots(scene)
     mounts += _etc(scene.files)
-    mounts += _fresh_home(scene, mounts)
+    mounts += _fresh_home(scene)
     mounts += [Mount(Op.RO_BIND, path, path) for path in scene.also_visible
                if not shows(mounts, path)]
     workspace_op = Op.BIND if scene.writable else Op.RO_BIND
@@ -152,8 +154,7 @@ def plan(scene: Scene) -> tuple[Mount, ...]:
 
 
 def _hidden_roots(scene: Scene) -> list[Mount]:
-    roots = [path for path in (*HIDDEN_ROOTS, scene.home)
-             if os.path.isdir(path) and not os.path.islink(path) and path != "/"]
+    roots = [path for path in HIDDEN_ROOTS if os.path.isdir(path) and not os.path.islink(path)]
     mounts = [Mount(Op.TMPFS, path) for path in dict.fromkeys(roots)]
     # After /run and the homes: a workspace or a private /tmp under them is seen again.
     return [*mounts, Mount(Op.BIND, "/tmp", scene.temp_dir)]
@@ -166,11 +167,13 @@ def _etc(files: Files) -> list[Mount]:
     return [Mount(Op.RO_BIND, "/etc", files.etc_farm), Mount(Op.RO_BIND, HOST_ETC, "/etc")]
 
 
-def _fresh_home(scene: Scene, before: Sequence[Mount]) -> list[Mount]:
+def _fresh_home(scene: Scene) -> list[Mount]:
+    """The session's own home over $HOME (kept by the session, whichever sandbox runs a
+    call), with the toolchains and git's generated config in it, read-only."""
     home = scene.home
-    if home == "/" or shows(before, home):
-        return []  # no home to hide (HOME=/), or one that could not be replaced
-    mounts = [Mount(Op.DIR, home)]
+    if home == "/":
+        return []  # HOME=/ is the whole machine: it cannot be replaced
+    mounts = [Mount(Op.BIND, home, scene.home_dir)]
     for relative, _ in HOME_TOOLCHAINS:
         path = os.path.join(home, relative)
         if os.path.exists(path):

@@ -46,6 +46,8 @@ class _Parts:
 
     files_dir: tempfile.TemporaryDirectory[str] = field(default_factory=lambda: (
         tempfile.TemporaryDirectory(prefix="saikish-sandbox-files-")))
+    home_dir: tempfile.TemporaryDirectory[str] = field(default_factory=lambda: (
+        tempfile.TemporaryDirectory(prefix="saikish-sandbox-home-")))
     placeholders: Placeholders = field(default_factory=Placeholders)
     runner: Runner | None = None
 
@@ -55,6 +57,7 @@ class _Parts:
             self.runner = None
         self.placeholders.close()
         self.files_dir.cleanup()
+        self.home_dir.cleanup()
 
 
 class SandboxState:
@@ -92,8 +95,8 @@ class SandboxState:
             self._parts.placeholders.add((g.path for g in self._guarded), place.workspace)
         existing = tuple(g.path for g in self._guarded if os.path.lexists(g.path))
         self._mounts = plan(Scene(
-            place.workspace, place.writable, place.temp_dir, home, self._files,
-            protected=existing, also_visible=runner_python()[1],
+            place.workspace, place.writable, place.temp_dir, home, self._parts.home_dir.name,
+            self._files, protected=existing, also_visible=runner_python()[1],
             also_hidden=tuple(os.path.realpath(p) for p in (paths.config_dir(),
                                                             paths.state_dir()))))
         self._stamp = _stamp(place.workspace, self._guarded)
