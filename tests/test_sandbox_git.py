@@ -107,6 +107,22 @@ def test_saikish_config_cannot_be_written_present_or_not(
     assert (ws / name).exists() is present, "the host is as it was"
 
 
+def test_a_protected_name_that_is_a_link_cannot_be_renamed_away(
+        ws: Path, open_box: Callable[..., Box]) -> None:
+    """A mount cannot sit on a symbolic link (it follows it): the link `agent.yml` could be
+    renamed and a new agent.yml made. So the directory holding it keeps its names."""
+    (ws / "conf").mkdir()
+    (ws / "conf" / "agent.yml").write_text("sandbox: auto\n")
+    (ws / "agent.yml").symlink_to("conf/agent.yml")
+    box = open_box()
+    attack(box, "mv agent.yml moved && echo evil > agent.yml", READ_ONLY)
+    attack(box, "echo evil >> agent.yml", READ_ONLY)  # through the link: the target is too
+    text, _ = box.run("echo fine > conf/other && cat conf/other")
+    assert text == "fine\n[exit code 0]", "what is in the directory stays writable"
+    _, note = box.run("touch new-at-the-top")
+    assert GIT_WALL in note, "a new name there is refused, and said so"
+
+
 @pytest.mark.parametrize("exists", [False, True])
 def test_the_hooks_directory_core_hookspath_names_is_protected(
         repo: Path, open_box: Callable[..., Box], exists: bool) -> None:

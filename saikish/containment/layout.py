@@ -130,6 +130,9 @@ class Scene:
     home_dir: str  # the session's fresh home on the host, seen at `home` inside
     files: Files
     protected: tuple[str, ...] = ()  # existing protected paths, read-only onto themselves
+    # Directories whose names are fixed: one holds a protected name that is a symbolic link,
+    # and a mount cannot sit on a link (it would follow it), so the link could be renamed.
+    frozen: tuple[str, ...] = ()
     also_visible: tuple[str, ...] = ()  # read-only, wherever they are (the runner's Python)
     also_hidden: tuple[str, ...] = ()  # hidden wherever they are (saikish's config dirs)
 
@@ -144,6 +147,7 @@ def plan(scene: Scene) -> tuple[Mount, ...]:
                if not shows(mounts, path)]
     workspace_op = Op.BIND if scene.writable else Op.RO_BIND
     mounts.append(Mount(workspace_op, scene.workspace, scene.workspace))
+    mounts += [mount for directory in scene.frozen for mount in _frozen(directory)]
     mounts += [Mount(Op.RO_BIND, path, path) for path in scene.protected
                if os.path.lexists(path)]
     secrets = [*_home_secrets(scene.home, scene.workspace), *_system_secrets(scene.files),
@@ -183,6 +187,18 @@ def _fresh_home(scene: Scene) -> list[Mount]:
     mounts.append(Mount(Op.RO_BIND, os.path.join(home, ".gitconfig"),
                         scene.files.global_gitconfig))
     return mounts
+
+
+def _frozen(directory: str) -> list[Mount]:
+    """`directory` read-only (no name in it can be made, removed or renamed) with each of
+    its entries but links writable again."""
+    try:
+        with os.scandir(directory) as entries:
+            inner = sorted(entry.path for entry in entries if not entry.is_symlink())
+    except OSError:
+        inner = []
+    return [Mount(Op.RO_BIND, directory, directory),
+            *(Mount(Op.BIND, path, path) for path in inner)]
 
 
 def _home_secrets(home: str, workspace: str) -> list[str]:

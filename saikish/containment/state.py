@@ -72,6 +72,7 @@ class SandboxState:
         self._guarded: tuple[Guarded, ...] = ()
         self._failed: tuple[str, ...] | None = None  # the runner that would not start
         self.runner_problem: str | None = None
+        self.frozen: tuple[str, ...] = ()  # directories whose names are fixed (Scene.frozen)
         self._finalizer = weakref.finalize(self, self._parts.close)
 
     def close(self) -> None:
@@ -94,9 +95,13 @@ class SandboxState:
         if place.writable:
             self._parts.placeholders.add((g.path for g in self._guarded), place.workspace)
         existing = tuple(g.path for g in self._guarded if os.path.lexists(g.path))
+        self.frozen = tuple(sorted({
+            os.path.dirname(g.path) for g in self._guarded
+            if place.writable and os.path.islink(g.path)
+            and os.path.dirname(g.path).startswith(place.workspace)}))
         self._mounts = plan(Scene(
             place.workspace, place.writable, place.temp_dir, home, self._parts.home_dir.name,
-            self._files, protected=existing, also_visible=runner_python()[1],
+            self._files, protected=existing, frozen=self.frozen, also_visible=runner_python()[1],
             also_hidden=tuple(os.path.realpath(p) for p in (paths.config_dir(),
                                                             paths.state_dir()))))
         self._stamp = _stamp(place.workspace, self._guarded)

@@ -111,9 +111,9 @@ def _line_walls(line: str, view: View) -> Iterator[tuple[Wall, str]]:
 def _paths(line: str, workspace: str) -> Iterator[str]:
     """The absolute, normalised paths `line` may name: quoted first, then its words."""
     quoted = [next(g for g in match.groups() if g) for match in _QUOTED.finditer(line)]
-    for word in (*quoted, *_WORD.findall(line)):
-        if "/" in word or "." in word:
-            yield os.path.normpath(os.path.join(workspace, os.path.expanduser(word)))
+    words = [word for word in _WORD.findall(line) if "/" in word or "." in word]
+    for word in (*quoted, *words):  # a quoted word is an operand: a name, even without a dot
+        yield os.path.normpath(os.path.join(workspace, os.path.expanduser(word)))
 
 
 def _first(paths: Sequence[str], test: Callable[[str], bool]) -> str | None:

@@ -147,8 +147,10 @@ class Sandbox:
         """One line for the model naming the wall a failed command seems to have hit
         (git metadata, a write outside, a hidden home path, the network), or None."""
         mounts = () if self.macos else self.state.mounts(self.place)
+        # A new name in a directory whose names are fixed is refused for the same reason.
+        fixed = tuple(f"{directory}/" for directory in self.state.frozen)
         view = View(self.workspace, self.mode is SandboxMode.WORKSPACE_WRITE,
-                    self.protected(), home(), mounts, self.macos)
+                    (*self.protected(), *fixed), home(), mounts, self.macos)
         return explain(output, view, self.mode.value, OUTSIDE_ARGUMENT)
 
     def ready(self) -> str | None:
