@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 from typing import IO, Protocol
 
-from saikish.tools.reaper import end_all, end_late_ones
+from saikish.tools.reaper import end_all, end_late_ones, start_time
 
 
 class LaunchError(OSError):
@@ -44,6 +44,7 @@ class HostJob:
         assert proc.stdout is not None
         self.proc, self.marker = proc, marker
         self._output = proc.stdout
+        self._since = start_time(proc.pid)  # what the call starts, starts after it
 
     @property
     def output(self) -> IO[bytes]:
@@ -62,6 +63,6 @@ class HostJob:
 
     def end(self) -> None:
         self.proc.poll()  # reap bash if it is done, so only live processes are waited for
-        end_all(self.proc.pid, self.marker)
-        end_late_ones(self.proc.pid, self.marker)
+        end_all(self.proc.pid, self.marker, since=self._since)
+        end_late_ones(self.proc.pid, self.marker, since=self._since)
         self.proc.wait()
