@@ -20,6 +20,7 @@ import textwrap
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ from saikish.containment.state import runner_python
 from saikish.tools import RunContext
 from saikish.tools.sandbox import Sandbox
 from tests.conftest import ROOT
+from tests.test_sandbox import fake_bwrap
 from tests.test_sandbox_walls import BASH, Box, home, open_box
 
 __all__ = ["home", "open_box"]  # fixtures, used by name
@@ -134,6 +136,19 @@ def test_a_stand_in_the_person_removed_is_made_again(ws: Path,
     (ws / ".git").rmdir()  # the person, outside
     text, _ = box.run("mkdir .git")
     assert "File exists" in text and not any((ws / ".git").iterdir())
+
+
+def test_a_launcher_that_contains_nothing_runs_no_call(ws: Path, tmp_path: Path,
+                                                       open_box: Callable[..., Box]) -> None:
+    box = open_box()
+    exec_as_is = fake_bwrap(tmp_path / "bin", 'while [ "$1" != "--" ]; do shift; done; shift; '
+                                              'exec "$@"')
+    sandbox = replace(sandbox_of(box), launcher=str(exec_as_is))
+    output = BASH.run({"command": "touch ran"}, RunContext(str(ws), sandbox=sandbox))
+    assert output.is_error and output.text.startswith("bwrap: ")
+    assert "without new namespaces" in output.text and not (ws / "ran").exists()
+    assert sandbox.start_failure(output.text) == f"{exec_as_is} ran the probe without new " \
+                                                 "namespaces", "the executor's probe agrees"
 
 
 def test_the_runner_stays_up_between_calls(ws: Path, open_box: Callable[..., Box]) -> None:
