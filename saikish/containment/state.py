@@ -44,10 +44,9 @@ class Place:
 class _Parts:
     """What must be released when the session ends (the finalizer holds only this)."""
 
-    files_dir: tempfile.TemporaryDirectory[str] = field(default_factory=lambda: (
-        tempfile.TemporaryDirectory(prefix="saikish-sandbox-files-")))
-    home_dir: tempfile.TemporaryDirectory[str] = field(default_factory=lambda: (
-        tempfile.TemporaryDirectory(prefix="saikish-sandbox-home-")))
+    files_dir: str
+    home_dir: str
+    owned: tempfile.TemporaryDirectory[str] | None = None  # when no session dir was given
     placeholders: Placeholders = field(default_factory=Placeholders)
     runner: Runner | None = None
 
@@ -56,15 +55,23 @@ class _Parts:
             self.runner.close()
             self.runner = None
         self.placeholders.close()
-        self.files_dir.cleanup()
-        self.home_dir.cleanup()
+        if self.owned is not None:
+            self.owned.cleanup()
 
 
 class SandboxState:
-    """A sandbox's session: mounts, stand-ins, the runner."""
+    """A sandbox's session: mounts, stand-ins, the runner. Its files go in `directory`
+    (the session's, removed by its owner after `close`), or in one of its own."""
 
-    def __init__(self) -> None:
-        self._parts = _Parts()
+    def __init__(self, directory: str | None = None) -> None:
+        owned = None
+        if directory is None:
+            owned = tempfile.TemporaryDirectory(prefix="saikish-sandbox-")
+            directory = owned.name
+        for name in ("files", "home"):
+            os.makedirs(os.path.join(directory, name), mode=0o700, exist_ok=True)
+        self._parts = _Parts(os.path.join(directory, "files"), os.path.join(directory, "home"),
+                             owned)
         self._lock = threading.Lock()
         self._files: Files | None = None
         self._stamp: Stamp | None = None
@@ -89,7 +96,7 @@ class SandboxState:
             return self._mounts
         home = os.path.realpath(os.path.expanduser("~"))
         if self._files is None:
-            self._files = prepare(self._parts.files_dir.name, home,
+            self._files = prepare(self._parts.files_dir, home,
                                   os.environ.get("XDG_CONFIG_HOME"))
         self._guarded = protected(place.workspace)
         if place.writable:
@@ -100,7 +107,7 @@ class SandboxState:
             if place.writable and os.path.islink(g.path)
             and os.path.dirname(g.path).startswith(place.workspace)}))
         self._mounts = plan(Scene(
-            place.workspace, place.writable, place.temp_dir, home, self._parts.home_dir.name,
+            place.workspace, place.writable, place.temp_dir, home, self._parts.home_dir,
             self._files, protected=existing, frozen=self.frozen, also_visible=runner_python()[1],
             also_hidden=tuple(os.path.realpath(p) for p in (paths.config_dir(),
                                                             paths.state_dir()))))
@@ -129,7 +136,7 @@ class SandboxState:
                 return None
             try:
                 started = Runner(prefix, runner_python()[0],
-                                 os.path.join(self._parts.files_dir.name, "runner.log"))
+                                 os.path.join(self._parts.files_dir, "runner.log"))
             except RunnerError as exc:
                 self._failed, self.runner_problem = prefix, str(exc)
                 return None

@@ -265,9 +265,13 @@ def _build(mode: SandboxMode, workspace: str,
     else:
         return None, f"no sandbox on {platform}"
     resolved = SandboxMode.WORKSPACE_WRITE if mode is SandboxMode.AUTO else mode
-    temp = tempfile.TemporaryDirectory(prefix="saikish-sandbox-")
-    return Sandbox(resolved, workspace, launcher, os.path.realpath(temp.name), macos,
-                   owner=temp), None
+    # One directory for the session: its /tmp, its home, the files generated for it (a
+    # session killed outright leaves one directory behind, not three).
+    session = tempfile.TemporaryDirectory(prefix="saikish-sandbox-")
+    root = os.path.realpath(session.name)
+    os.mkdir(os.path.join(root, "tmp"), 0o700)
+    return Sandbox(resolved, workspace, launcher, os.path.join(root, "tmp"), macos,
+                   owner=session, state=SandboxState(root)), None
 
 
 def probe(sandbox: Sandbox) -> str | None:
