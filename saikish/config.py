@@ -28,6 +28,7 @@ from saikish.config_file import (
     Setting,
     read_layer,
 )
+from saikish.containment.placeholders import is_stand_in
 from saikish.engine.rules import Rule
 from saikish.errors import ConfigError
 from saikish.hook_config import HookTable
@@ -170,8 +171,9 @@ def read_layers(explicit: str | None, cwd: Path) -> tuple[Layer, ...]:
 
 
 def _present(path: Path) -> bool:
-    # A directory or unreadable file named agent.yml is reported by read_text, not skipped.
-    return path.exists() or path.is_symlink()
+    # A directory or unreadable file named agent.yml is reported by read_text, not skipped;
+    # the sandbox's stand-in for a missing one (an empty, dated directory) is no file.
+    return (path.exists() or path.is_symlink()) and not is_stand_in(path)
 
 
 def _real(path: Path) -> str:

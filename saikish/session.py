@@ -63,9 +63,10 @@ class Session:
         return self.mcp
 
     def close(self) -> None:
-        """Release what the session started (MCP servers); safe to call twice."""
+        """Release what the session started (MCP servers, the sandbox); safe to call twice."""
         if self.mcp is not None:
             self.mcp.close()
+        self.sandbox.close()
 
     def context(self, tools: Mapping[str, Tool]) -> Context:
         """The policy's view of this session now (the allowlist file is re-read if changed)."""

@@ -181,8 +181,13 @@ def test_children_never_inherit_saikishs_keys() -> None:
     assert child_environment(["sk-c"], env) == {"HOME": "/home/me", "PATH": "/bin"}
 
 
+@pytest.mark.parametrize(("sandbox", "kept"), [
+    ("off", True),  # outside, the rest of the environment is kept (saikish.childenv)
+    ("auto", False),  # inside, only the allowed names pass (docs/SPEC.md §4.9)
+])
 def test_env_through_the_bash_tool_shows_no_key_saikish_holds(
-        cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox: str,
+        kept: bool) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-held")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-anthropic-held")
     monkeypatch.setenv("MY_PROVIDER_KEY", "sk-from-agent-yml")
@@ -193,9 +198,9 @@ def test_env_through_the_bash_tool_shows_no_key_saikish_holds(
     model = write_script(tmp_path / "s.yml", "- tool_calls:\n"
                          "    - {name: bash, arguments: {command: 'env > env.txt'}}\n"
                          "- text: done\n")
-    run = cli("-p", "show env", "-m", model, "--auto-approve")
+    run = cli("-p", "show env", "-m", model, "--auto-approve", "--sandbox", sandbox)
     assert run.code == 0
     output = Path("env.txt").read_text()
-    assert "HARMLESS_MARKER=still-here" in output  # the rest of the environment is kept
+    assert ("HARMLESS_MARKER=still-here" in output) is kept
     for secret in ("sk-openai-held", "sk-anthropic-held", "sk-from-agent-yml"):
         assert secret not in output

@@ -150,9 +150,10 @@ def test_the_workspace_and_a_private_tmp_are_writable_the_host_tmp_is_not(
     assert not host_tmp_file.exists(), "the sandbox wrote to the host's /tmp"
 
 
-def test_git_hooks_and_config_stay_read_only_inside(ws: Path) -> None:
+def test_git_metadata_is_read_only_inside(ws: Path) -> None:
     (ws / ".git" / "hooks").mkdir(parents=True)
     (ws / ".git" / "config").write_text("[core]\n")
+    (ws / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     setup = sandbox_or_skip(ws)
     ex, _ = executor(ws, setup, mode=Mode.AUTO_APPROVE)
     # Code the engine cannot read (a script held in a variable) runs contained: the
@@ -161,8 +162,11 @@ def test_git_hooks_and_config_stay_read_only_inside(ws: Path) -> None:
                                "echo z > .git/HEAD'; sh -c \"$s\""))
     assert not (ws / ".git" / "hooks" / "pre-commit").exists()
     assert (ws / ".git" / "config").read_text() == "[core]\n"
-    assert (ws / ".git" / "HEAD").read_text() == "z\n", "the rest of .git stays writable"
-    assert text.count("Read-only file system") == 2
+    assert (ws / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n", \
+        "all of .git is read-only: refs and objects are git's too"
+    assert text.count("Read-only file system") == 3
+    assert "because git metadata (.git and its hooks), agent.yml and .saikish/ are " \
+           "read-only in it" in text
 
 
 def test_read_only_mode_writes_nowhere_but_its_private_tmp(ws: Path) -> None:
@@ -182,15 +186,22 @@ def test_no_new_privileges_no_capabilities_and_dev_and_proc_are_there(ws: Path) 
     assert "NoNewPrivs:\t1" in text and "CapEff:\t0000000000000000" in text
 
 
-def test_credentials_in_the_environment_do_not_reach_the_sandbox(
+def test_only_allowed_variables_reach_the_sandbox(
         ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     setup = sandbox_or_skip(ws)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
-    monkeypatch.setenv("GH_TOKEN", "gh-secret")
-    monkeypatch.setenv("SAIKISH_VISIBLE", "seen")
-    ex, _ = executor(ws, setup, mode=Mode.AUTO_APPROVE)
+    for name, value in (("OPENAI_API_KEY", "sk-secret"), ("GH_TOKEN", "gh-secret"),
+                        ("PGPASSWORD", "pg-secret"), ("SAIKISH_VISIBLE", "secret-too"),
+                        ("DATABASE_URL", "postgres://u:db-secret@h/d"),
+                        ("SSH_AUTH_SOCK", "/tmp/secret-agent.sock"), ("LC_TIME", "C"),
+                        ("CI", "llm-key-value")):  # CI passes by name, but holds our key
+        monkeypatch.setenv(name, value)
+    context = RunContext(str(ws), secrets=("llm-key-value",))
+    ex, _ = executor(ws, setup, mode=Mode.AUTO_APPROVE, context=context)
     _, text = run_one(ex, bash("env"))
-    assert "SAIKISH_VISIBLE=seen" in text and "secret" not in text
+    assert "secret" not in text, "no credential by any name: only allowed names pass"
+    assert "llm-key-value" not in text, "an allowed name holding saikish's key is dropped"
+    assert "LC_TIME=C" in text and f"HOME={os.path.realpath(Path.home())}" in text
+    assert "TMPDIR=/tmp" in text and "PATH=" in text
 
 
 def test_the_hosts_sockets_in_run_are_hidden(ws: Path) -> None:

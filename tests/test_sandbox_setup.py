@@ -12,6 +12,7 @@ import pexpect
 import pytest
 
 from saikish.config import Config, load_config
+from saikish.containment.fixes import USERNS
 from saikish.errors import ConfigError
 from saikish.tools.sandbox import (
     BWRAP_MISSING,
@@ -21,7 +22,7 @@ from saikish.tools.sandbox import (
     SandboxSetup,
     start_sandbox,
 )
-from saikish.tools.seatbelt import seatbelt_argv
+from saikish.tools.seatbelt import Seatbelt, seatbelt_argv
 from tests.conftest import Run, write_script
 from tests.test_sandbox import fake_bwrap, sandbox_or_skip
 
@@ -70,8 +71,12 @@ def test_a_launcher_that_fails_the_probe_is_named_in_the_error(
     run = cli("-p", "hi", "-m", model, "--sandbox", "read-only")
     assert run.code == 2
     assert "cannot start: bwrap: No permissions to create new namespace" in run.err
+    assert f"(fix: {USERNS})" in run.err, "the error says how to fix it"
     setup = start_sandbox(SandboxMode.AUTO, str(ws))
-    assert setup.summary() == "sandbox: off (bwrap: No permissions to create new namespace)"
+    assert setup.problem == "bwrap: No permissions to create new namespace"
+    assert setup.summary() == ("sandbox: off (bwrap: No permissions to create new namespace; "
+                               f"fix: {USERNS})")
+    assert "unprivileged_userns_clone=1" in USERNS and "--security-opt" in USERNS
 
 
 def test_a_launcher_that_contains_nothing_fails_the_probe(
@@ -127,11 +132,26 @@ def test_the_repl_banner_names_the_sandbox(ws: Path, tmp_path: Path) -> None:
 
 
 def test_the_macos_profile_gets_paths_as_parameters_and_allows_no_network() -> None:
-    argv = seatbelt_argv("/usr/bin/sandbox-exec", ("/w", "/t"), ("/w/.git/hooks",), "/t",
-                         ["API_KEY"], ["bash", "-c", "true"])
+    belt = Seatbelt(writable=("/h/w", "/t"), protected=("/h/w/.git", "/h/w/agent.yml"),
+                    home="/h", workspace="/h/w", toolchains=("/h/.cargo",),
+                    secrets=("/h/.ssh",))
+    argv = seatbelt_argv("/usr/bin/sandbox-exec", belt, {"PATH": "/usr/bin", "TMPDIR": "/t"},
+                         ["bash", "-c", "true"])
     profile = argv[2]
     assert argv[:2] == ["/usr/bin/sandbox-exec", "-p"] and "(deny default)" in profile
     assert "network" not in profile.replace("; No network-*", "")
-    assert argv[3:6] == ["-DWRITABLE_0=/w", "-DWRITABLE_1=/t", "-DPROTECTED_0=/w/.git/hooks"]
-    assert '(require-not (subpath (param "PROTECTED_0")))' in profile
-    assert argv[-7:] == ["/usr/bin/env", "-u", "API_KEY", "TMPDIR=/t", "bash", "-c", "true"]
+    assert argv[3:9] == ["-DHOME=/h", "-DWORKSPACE=/h/w", "-DWRITABLE_0=/h/w", "-DWRITABLE_1=/t",
+                         "-DPROTECTED_0=/h/w/.git", "-DPROTECTED_1=/h/w/agent.yml"]
+    assert "/h" not in profile, "paths are parameters, never spliced into the text"
+    # Writes: the writable roots minus every protected path, existing or not.
+    assert '(require-not (subpath (param "PROTECTED_1")))' in profile
+    # Reads: the home is denied, toolchains and the workspace allowed again, secrets last.
+    lines = profile.splitlines()
+    order = [lines.index(line) for line in (
+        '(deny file-read* (subpath (param "HOME")))',
+        '(allow file-read* (subpath (param "TOOLCHAIN_0")) (subpath (param "WORKSPACE")) '
+        '(subpath (param "WRITABLE_0")) (subpath (param "WRITABLE_1")))',
+        '(deny file-read* file-write* (subpath (param "SECRET_0")))')]
+    assert order == sorted(order) and order[-1] == len(lines) - 1, "the last rule wins in SBPL"
+    # The environment is cleared, then given only what the allowlist passed.
+    assert argv[-7:] == ["/usr/bin/env", "-i", "PATH=/usr/bin", "TMPDIR=/t", "bash", "-c", "true"]

@@ -15,8 +15,9 @@ from typing import Any
 
 from saikish.childenv import child_environment, with_git_guards
 from saikish.tools.base import RunContext, Tool, ToolOutput
+from saikish.tools.jobs import HostJob, Job, LaunchError
 from saikish.tools.output import BoundedText
-from saikish.tools.reaper import MARKER_VARIABLE, end_all, end_late_ones
+from saikish.tools.reaper import MARKER_VARIABLE
 
 SCHEMA = {
     "type": "object",
@@ -27,6 +28,7 @@ SCHEMA = {
     "required": ["command"],
     "additionalProperties": False,
 }
+POLL_S = 0.05  # how often a running call looks at Ctrl-C and the deadline
 
 
 def run_bash(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
@@ -34,46 +36,46 @@ def run_bash(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     timeout = call_timeout(args.get("timeout"), ctx.bash_timeout)
     if timeout is None:
         return ToolOutput("argument 'timeout' must be a finite number of seconds", True)
-    marker = uuid.uuid4().hex
     try:
-        proc = spawn(str(args["command"]), ctx, marker)
+        job = spawn(str(args["command"]), ctx, uuid.uuid4().hex)
+    except LaunchError as exc:  # the sandbox failed, not the command: the executor probes
+        return ToolOutput(str(exc), True)
     except (OSError, ValueError) as exc:  # ValueError: a NUL or lone surrogate in the command
         return ToolOutput(f"cannot start bash: {getattr(exc, 'strerror', None) or exc}", True)
     output = BoundedText(ctx.output_limit)
     try:
-        reader = threading.Thread(target=_drain, args=(proc, output), daemon=True)
+        reader = threading.Thread(target=_drain, args=(job, output), daemon=True)
         reader.start()
-        ending = _wait(proc, timeout, ctx)
+        ending = _wait(job, timeout, ctx)
     finally:  # done, timed out, Ctrl-C or SIGTERM: the call's processes end with it
-        proc.poll()  # reap bash if it is done, so only live processes are waited for
-        end_all(proc.pid, marker)
-        end_late_ones(proc.pid, marker)
-        proc.wait()
+        job.end()
     reader.join(timeout=2)
     text = output.render().rstrip("\n")
     if ending:
         if timeout < _requested(args):
             ending += f" (tools.bashTimeout caps the {_requested(args):g}s asked for)"
         return ToolOutput(f"{text}\n[{ending}]".lstrip("\n"), is_error=True)
-    code = proc.returncode
+    code = job.returncode
     return ToolOutput(f"{text}\n[exit code {code}]".lstrip("\n"), is_error=code != 0)
 
 
-def spawn(command: str, ctx: RunContext, marker: str) -> subprocess.Popen[bytes]:
+def spawn(command: str, ctx: RunContext, marker: str) -> Job:
     """The one place a bash call starts (argv, environment, session): hooks go here.
 
-    Its own session, so a terminal's signals reach saikish, not the command; the
-    marker variable is inherited by every descendant, even one that calls setsid,
-    so they can be found and ended with the call.
+    Outside the sandbox: its own session, so a terminal's signals reach saikish, not the
+    command; the marker variable is inherited by every descendant, even one that calls
+    setsid, so they can be found and ended with the call. Inside (docs/SPEC.md §4.9, a
+    call nobody looked at): the sandbox runs it, with only the variables it lets in.
     """
-    env = {**with_git_guards(child_environment(ctx.secrets)),  # keys stay home (§4.8)
-           MARKER_VARIABLE: marker}
+    env = child_environment(ctx.secrets)  # keys stay home (§4.8)
     argv = ["bash", "-c", command]
-    if ctx.sandbox is not None:  # docs/SPEC.md §4.9: a call nobody looked at
-        argv = ctx.sandbox.wrap(argv)
-    return subprocess.Popen(
-        argv, cwd=ctx.workspace, env=env, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    if ctx.sandbox is not None:
+        return ctx.sandbox.spawn(argv, env, marker)
+    proc = subprocess.Popen(
+        argv, cwd=ctx.workspace, env={**with_git_guards(env), MARKER_VARIABLE: marker},
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        start_new_session=True)
+    return HostJob(proc, marker)
 
 
 def call_timeout(requested: Any, cap: float) -> float | None:
@@ -94,9 +96,8 @@ def _requested(args: Mapping[str, Any]) -> float:
     return float(value) if isinstance(value, (int, float)) and value else 0.0
 
 
-def _drain(proc: subprocess.Popen[bytes], output: BoundedText) -> None:
-    stream = proc.stdout
-    assert stream is not None
+def _drain(job: Job, output: BoundedText) -> None:
+    stream = job.output
     # Incremental: a character split across two reads is decoded whole.
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     for chunk in iter(lambda: os.read(stream.fileno(), 65536), b""):
@@ -105,19 +106,15 @@ def _drain(proc: subprocess.Popen[bytes], output: BoundedText) -> None:
     stream.close()
 
 
-def _wait(proc: subprocess.Popen[bytes], timeout: float, ctx: RunContext) -> str | None:
+def _wait(job: Job, timeout: float, ctx: RunContext) -> str | None:
     """None when the command ended by itself, else why it has to be killed."""
     deadline = time.monotonic() + timeout
-    while True:
-        try:
-            proc.wait(timeout=0.05)
-        except subprocess.TimeoutExpired:
-            if ctx.cancel.is_set():
-                return "cancelled by the person"
-            if time.monotonic() >= deadline:
-                return f"killed after the timeout of {timeout:g}s"
-            continue
-        return None
+    while not job.wait(min(POLL_S, max(deadline - time.monotonic(), 0.0))):
+        if ctx.cancel.is_set():
+            return "cancelled by the person"
+        if time.monotonic() >= deadline:
+            return f"killed after the timeout of {timeout:g}s"
+    return None
 
 
 BASH_TOOL = Tool(

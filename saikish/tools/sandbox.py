@@ -1,10 +1,10 @@
 """The sandbox for calls no person looked at: bubblewrap on Linux, sandbox-exec on macOS.
 
-docs/SPEC.md §4.9. A `Sandbox` turns the argv of a command into the argv that
-runs it inside; `start_sandbox` probes once per session (a real trivial run)
-and either returns a working sandbox, says why there is none (`auto`), or
-raises (an explicitly requested mode that cannot start is never dropped
-silently).
+docs/SPEC.md §4.9. A `Sandbox` runs a command inside (`spawn`, through the session's
+runner, or `wrap`, the argv of a sandbox for one command); `start_sandbox` probes once
+per session (a real trivial run) and either returns a working sandbox, says why there is
+none (`auto`), or raises (an explicitly requested mode that cannot start is never dropped
+silently). What is inside is the business of saikish.containment.
 """
 
 from __future__ import annotations
@@ -15,12 +15,22 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from saikish.containment.environment import sandbox_environment
+from saikish.containment.fixes import fix_for
+from saikish.containment.inside import NAMESPACES
+from saikish.containment.layout import HOME_TOOLCHAINS, SECRET_STORES
+from saikish.containment.protected import protected_paths
+from saikish.containment.runner import RunnerBusy, RunnerError, Uncontained, contained
+from saikish.containment.state import Place, SandboxState
+from saikish.containment.walls import View, explain
 from saikish.errors import SaikishError
 from saikish.tools.base import Tool
-from saikish.tools.seatbelt import seatbelt_argv
+from saikish.tools.jobs import HostJob, Job, LaunchError
+from saikish.tools.reaper import MARKER_VARIABLE
+from saikish.tools.seatbelt import Seatbelt, seatbelt_argv
 from saikish.types import Decision, Source, ToolCall
 
 BWRAP_MISSING = "bwrap not found; install it: apt install bubblewrap"
@@ -28,23 +38,6 @@ BWRAP_MISSING = "bwrap not found; install it: apt install bubblewrap"
 SANDBOXED_TOOLS = frozenset({"bash"})
 OUTSIDE_ARGUMENT = "outside_sandbox"
 PROBE_TIMEOUT_S = 10.0
-NAMESPACES = ("/proc/self/ns/net", "/proc/self/ns/mnt")
-# Codex's default exclusions: nothing inside needs credentials (it has no network), and
-# what reads them there could leave them in the workspace for a run outside.
-SECRET_NAME_PARTS = ("KEY", "SECRET", "TOKEN")
-
-
-# What a command prints when the sandbox stopped it, and what the model is told then.
-# EBUSY: a rename over .git/config or agent.yml, which are bound read-only.
-_WRITE_ERRORS: tuple[str, ...] = ("Read-only file system", "EROFS", "Device or resource busy")
-_BLOCKED: tuple[tuple[tuple[str, ...], str], ...] = (
-    (_WRITE_ERRORS, "it can write only in the workspace (not .git/hooks, .git/config or "
-                    "agent.yml) and in its private temp dir"),
-    (("Network is unreachable", "ENETUNREACH", "Could not resolve host",
-      "Temporary failure in name resolution", "Name or service not known",
-      "getaddrinfo", "EAI_AGAIN", "Connection refused", "Couldn't connect to server"),
-     "it has no network (loopback only, and nothing of the host listens there)"),
-)
 
 
 class SandboxMode(enum.Enum):
@@ -65,7 +58,7 @@ class SandboxError(SaikishError):
 
 @dataclass(frozen=True)
 class Sandbox:
-    """A sandbox that works here: wraps a command's argv so that it runs inside."""
+    """A sandbox that works here: runs a command inside, in the workspace."""
 
     mode: SandboxMode  # WORKSPACE_WRITE or READ_ONLY
     workspace: str
@@ -75,14 +68,68 @@ class Sandbox:
     # Keeps the private temp dir alive for the session; removed when the session ends.
     owner: tempfile.TemporaryDirectory[str] | None = field(default=None, compare=False,
                                                            repr=False)
+    # The session's mounts, stand-ins and runner (saikish.containment.state).
+    state: SandboxState = field(default_factory=SandboxState, compare=False, repr=False)
+    # False: a sandbox of its own for every call (no runner), as the benchmark compares.
+    persistent: bool = True
 
-    def wrap(self, argv: Sequence[str]) -> list[str]:
-        """The argv that runs `argv` inside this sandbox, in the workspace."""
+    @property
+    def place(self) -> Place:
+        """Where it runs: the workspace, whether it is writable, the private /tmp."""
+        return Place(self.workspace, self.mode is SandboxMode.WORKSPACE_WRITE, self.temp_dir)
+
+    def spawn(self, argv: Sequence[str], env: Mapping[str, str], marker: str) -> Job:
+        """Start `argv` inside with the allowed part of `env` (from which saikish's keys
+        are gone already); raises LaunchError when the sandbox itself failed, OSError or
+        ValueError when the command cannot start."""
+        inside = sandbox_environment(env, home(), "/tmp" if not self.macos else self.temp_dir)
+        if self.persistent and not self.macos:
+            job = self._through_runner(argv, inside)
+            if job is not None:
+                return job
+        outer = {**env, MARKER_VARIABLE: marker}  # the reaper finds the launcher by it
+        proc = subprocess.Popen(
+            self.wrap(argv, {**inside, MARKER_VARIABLE: marker}), cwd=self.workspace,
+            env=outer, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, start_new_session=True)
+        return HostJob(proc, marker)
+
+    def _through_runner(self, argv: Sequence[str], env: Mapping[str, str]) -> Job | None:
+        """The call started in the session's runner; None when it needs a sandbox of its
+        own (the runner is busy with another call, or cannot start here)."""
+        for _ in range(2):  # a runner found dead on sending is started again, once
+            try:
+                runner = self.state.runner(self.launcher, self.place)
+            except Uncontained as exc:  # fail closed: the executor probes and asks
+                raise LaunchError(f"{os.path.basename(self.launcher)}: {exc}") from None
+            if runner is None:
+                return None
+            try:
+                return runner.start(argv, env, self.workspace)
+            except RunnerBusy:
+                return None
+            except RunnerError:
+                continue
+        return None
+
+    def wrap(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> list[str]:
+        """The argv of a sandbox of its own that runs `argv` inside, in the workspace, with
+        `env` (default: the allowed part of saikish's own environment)."""
+        if env is None:
+            env = sandbox_environment(os.environ, home(),
+                                      "/tmp" if not self.macos else self.temp_dir)
         if self.macos:
-            return seatbelt_argv(self.launcher, self.writable(), self.protected(),
-                                 self.temp_dir, secret_names(), argv)
-        unset = [part for name in secret_names() for part in ("--unsetenv", name)]
-        return [self.launcher, *self._bwrap_options(), *unset, "--", *argv]
+            return seatbelt_argv(self.launcher, self.seatbelt(), env, argv)
+        settings = [part for name, value in env.items() for part in ("--setenv", name, value)]
+        return [*self.state.prefix(self.launcher, self.place), *settings, "--", *argv]
+
+    def seatbelt(self) -> Seatbelt:
+        """What the macOS profile needs: where it may write and read."""
+        home_dir = home()
+        return Seatbelt(writable=self.writable(), protected=self.protected(),
+                        home=home_dir, workspace=self.workspace,
+                        toolchains=tuple(os.path.join(home_dir, p) for p, _ in HOME_TOOLCHAINS),
+                        secrets=tuple(os.path.join(home_dir, p) for p in SECRET_STORES))
 
     def writable(self) -> tuple[str, ...]:
         """The host paths a command inside may write to."""
@@ -91,54 +138,20 @@ class Sandbox:
         return (self.workspace, self.temp_dir)
 
     def protected(self) -> tuple[str, ...]:
-        """Paths inside the workspace that stay read-only: what would run code outside later.
-
-        A hook or a `core.fsmonitor` in .git/config runs the next time the person
-        uses git, and a project agent.yml could loosen saikish's own rules. Codex
-        keeps all of .git read-only by default; keeping only the parts that run
-        code (as its allow_limited_git_writes does) lets `git commit` work inside.
-        """
-        candidates = (os.path.join(self.workspace, name)
-                      for name in (".git/hooks", ".git/config", "agent.yml"))
-        # The real path: a symlinked hooks dir that points into the workspace is protected too.
-        return tuple(os.path.realpath(path) for path in candidates if os.path.exists(path))
-
-    def _bwrap_options(self) -> list[str]:
-        workspace_bind = "--bind" if self.mode is SandboxMode.WORKSPACE_WRITE else "--ro-bind"
-        options = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        # /run holds the sockets of dbus, docker and systemd: each can run things outside.
-        for runtime in ("/run", "/var/run"):
-            if os.path.isdir(runtime) and not os.path.islink(runtime):
-                options += ["--tmpfs", runtime]
-        # The workspace after /tmp, so that a workspace under /tmp is seen inside.
-        options += ["--bind", self.temp_dir, "/tmp",
-                    workspace_bind, self.workspace, self.workspace]
-        for path in self.protected():
-            options += ["--ro-bind", path, path]
-        return [
-            *options, "--chdir", self.workspace, "--setenv", "TMPDIR", "/tmp",
-            # Loopback only; a PID namespace so that killing bwrap kills everything inside.
-            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-            "--unshare-cgroup-try", "--die-with-parent", "--new-session",
-            # bwrap keeps every capability when started by root; no_new_privs it always sets.
-            "--cap-drop", "ALL",
-        ]
+        """Paths in the workspace that stay read-only inside, existing or not (see
+        saikish.containment.protected): what would run code outside later, or change
+        saikish's own rules."""
+        return protected_paths(self.workspace)
 
     def explain_failure(self, output: str) -> str | None:
-        """One line for the model when a command seems to have failed because of this
-        sandbox (a write outside, the network), or None."""
-        for needles, what in _BLOCKED:
-            writes = needles is _WRITE_ERRORS
-            if self.macos and writes:
-                needles = (*needles, "Operation not permitted")  # Seatbelt denies with EPERM
-            if any(needle in output for needle in needles):
-                if self.mode is SandboxMode.READ_ONLY and writes:
-                    what = "it can write only in its private temp dir"
-                return (f"[This ran in the {self.mode.value} sandbox and may have failed "
-                        f"because {what}. If it must, call it again with "
-                        f"\"{OUTSIDE_ARGUMENT}\": true and say why; the person will be asked "
-                        f"to approve it.]")
-        return None
+        """One line for the model naming the wall a failed command seems to have hit
+        (git metadata, a write outside, a hidden home path, the network), or None."""
+        mounts = () if self.macos else self.state.mounts(self.place)
+        # A new name in a directory whose names are fixed is refused for the same reason.
+        fixed = tuple(f"{directory}/" for directory in self.state.frozen)
+        view = View(self.workspace, self.mode is SandboxMode.WORKSPACE_WRITE,
+                    (*self.protected(), *fixed), home(), mounts, self.macos)
+        return explain(output, view, self.mode.value, OUTSIDE_ARGUMENT)
 
     def ready(self) -> str | None:
         """Why the sandbox cannot run now (its launcher went away), or None."""
@@ -156,6 +169,15 @@ class Sandbox:
         if not output.startswith(f"{name}: "):
             return None
         return probe(self)
+
+    def close(self) -> None:
+        """End the runner and everything in it; remove the stand-ins. Safe to call twice."""
+        self.state.close()
+
+
+def home() -> str:
+    """The person's home, as a real path: a fresh, private directory inside."""
+    return os.path.realpath(os.path.expanduser("~"))
 
 
 @dataclass(frozen=True)
@@ -177,18 +199,20 @@ class SandboxSetup:
         return self.sandbox is not None
 
     def summary(self) -> str:
-        """One line for the banner and /config."""
+        """One line for the banner and /config: the reason and, when known, the fix."""
         if self.sandbox is None and self.requested is SandboxMode.OFF:
             return "sandbox: off"
+        fix = fix_for(self.problem) if self.problem else None
+        why = f"{self.problem}; fix: {fix}" if fix else self.problem
         if self.sandbox is None:
-            return f"sandbox: off ({self.problem})"
+            return f"sandbox: off ({why})"
         tool = "sandbox-exec" if self.sandbox.macos else "bubblewrap"
         if self.problem:
-            return f"sandbox: {self.sandbox.mode.value} ({tool}) failed: {self.problem}"
+            return f"sandbox: {self.sandbox.mode.value} ({tool}) failed: {why}"
         writes = "no writes" if self.sandbox.mode is SandboxMode.READ_ONLY else \
             "writes only in the workspace"
         return (f"sandbox: {self.sandbox.mode.value} ({tool}) · calls run unasked: "
-                f"no network, {writes}")
+                f"no network, {writes}, the home and secrets hidden")
 
     def banner(self) -> tuple[str, str]:
         """The banner line and its style: a warning when auto found no sandbox."""
@@ -198,6 +222,11 @@ class SandboxSetup:
     def failed(self, problem: str) -> SandboxSetup:
         """This setup after the sandbox stopped working mid-session."""
         return replace(self, problem=problem)
+
+    def close(self) -> None:
+        """End what the sandbox started for the session."""
+        if self.sandbox is not None:
+            self.sandbox.close()
 
 
 def start_sandbox(mode: SandboxMode, workspace: str, *,
@@ -211,10 +240,13 @@ def start_sandbox(mode: SandboxMode, workspace: str, *,
         problem = probe(sandbox)
     if problem is None:
         return SandboxSetup(mode, sandbox)
+    if sandbox is not None:
+        sandbox.close()
     if mode is SandboxMode.AUTO:
         return SandboxSetup(mode, None, problem)
-    raise SandboxError(f"sandbox {mode.value} cannot start: {problem} "
-                       f"(or run with --sandbox off)")
+    fix = fix_for(problem)
+    raise SandboxError(f"sandbox {mode.value} cannot start: {problem}"
+                       + (f" (fix: {fix})" if fix else "") + " (or run with --sandbox off)")
 
 
 def _build(mode: SandboxMode, workspace: str,
@@ -233,9 +265,13 @@ def _build(mode: SandboxMode, workspace: str,
     else:
         return None, f"no sandbox on {platform}"
     resolved = SandboxMode.WORKSPACE_WRITE if mode is SandboxMode.AUTO else mode
-    temp = tempfile.TemporaryDirectory(prefix="saikish-sandbox-")
-    return Sandbox(resolved, workspace, launcher, os.path.realpath(temp.name), macos,
-                   owner=temp), None
+    # One directory for the session: its /tmp, its home, the files generated for it (a
+    # session killed outright leaves one directory behind, not three).
+    session = tempfile.TemporaryDirectory(prefix="saikish-sandbox-")
+    root = os.path.realpath(session.name)
+    os.mkdir(os.path.join(root, "tmp"), 0o700)
+    return Sandbox(resolved, workspace, launcher, os.path.join(root, "tmp"), macos,
+                   owner=session, state=SandboxState(root)), None
 
 
 def probe(sandbox: Sandbox) -> str | None:
@@ -253,27 +289,9 @@ def probe(sandbox: Sandbox) -> str | None:
     if done.returncode != 0:
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return lines[0] if lines else f"{sandbox.launcher} exited with {done.returncode}"
-    if not sandbox.macos and _shares_namespaces(done.stdout.decode("utf-8", "replace")):
+    if not sandbox.macos and not contained(done.stdout.decode("utf-8", "replace").split()):
         return f"{sandbox.launcher} ran the probe without new namespaces"
     return None
-
-
-def _shares_namespaces(reported: str) -> bool:
-    """True when the probe's network or mount namespace is ours."""
-    ours = []
-    for path in NAMESPACES:
-        try:
-            ours.append(os.readlink(path))
-        except OSError:
-            return True  # cannot compare: fail closed
-    inside = reported.split()
-    return len(inside) != len(ours) or any(a == b for a, b in zip(inside, ours, strict=True))
-
-
-def secret_names() -> list[str]:
-    """The environment variables a sandboxed command does not get: credentials."""
-    return sorted(name for name in os.environ
-                  if any(part in name.upper() for part in SECRET_NAME_PARTS))
 
 
 def runs_inside(call: ToolCall, decision: Decision) -> bool:
@@ -300,7 +318,8 @@ def offer_outside(tool: Tool) -> Tool:
     properties[OUTSIDE_ARGUMENT] = {
         "type": "boolean",
         "description": ("Run outside the sandbox. Set it only when the command failed "
-                        "because of the sandbox and must write outside the workspace or use "
-                        "the network; the user is asked to approve it."),
+                        "because of the sandbox (it says which wall it hit: a write outside "
+                        "the workspace or into git metadata, the network, a hidden home "
+                        "path); the user is asked to approve it."),
     }
     return replace(tool, schema={**tool.schema, "properties": properties})
