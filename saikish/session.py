@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from saikish.tools.sandbox import SandboxSetup
 from saikish.types import Autonomy, Mode, Scope
 
 if TYPE_CHECKING:
+    from saikish.checkpoints.store import Checkpoints
     from saikish.mcp.host import McpHost
 
 
@@ -46,6 +48,10 @@ class Session:
     hooks: Hooks | None = None
     # The configured MCP servers (docs/SPEC.md §7.1); None when there are none.
     mcp: McpHost | None = None
+    # Snapshots before calls nobody approved, for undo (docs/SPEC.md §4.10); None when
+    # they cannot be kept, and `checkpoints_problem` says why.
+    checkpoints: Checkpoints | None = None
+    checkpoints_problem: str = ""
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     def attach_mcp(self) -> McpHost | None:
@@ -60,6 +66,28 @@ class Session:
             self.mcp = McpHost(self.config.mcp_servers, self.workspace, paths.state_dir(),
                                self.config.secrets())
         return self.mcp
+
+    def attach_checkpoints(self) -> Checkpoints | None:
+        """The workspace's checkpoint store (old checkpoints pruned, at most hourly); None
+        with the reason in `checkpoints_problem` when git or the state dir is missing."""
+        from saikish import paths
+        from saikish.checkpoints.store import Checkpoints
+        from saikish.checkpoints.values import CheckpointError
+
+        try:
+            self.checkpoints = Checkpoints.open(self.workspace, paths.state_dir())
+        except CheckpointError as exc:
+            self.checkpoints, self.checkpoints_problem = None, str(exc)
+            return None
+        with contextlib.suppress(CheckpointError):  # housekeeping: never stops a session
+            self.checkpoints.prune()
+        return self.checkpoints
+
+    def undo_problem(self) -> str | None:
+        """Why a call's changes could not be undone now, or None when they can (§4.10)."""
+        if self.checkpoints is None:
+            return self.checkpoints_problem or "checkpoints are off in this session"
+        return self.checkpoints.problem
 
     def close(self) -> None:
         """Release what the session started (MCP servers); safe to call twice."""
@@ -97,8 +125,10 @@ class Session:
         return self.allowlist.current().errors if self.allowlist else ()
 
     def warnings(self) -> tuple[str, ...]:
-        """Every one-line warning the person is owed: ignored config settings, a broken file."""
-        return self.config.warnings() + self.allowlist_errors()
+        """Every one-line warning the person is owed: ignored config settings, a broken file,
+        checkpoints that cannot be kept."""
+        off = (f"no undo: {self.checkpoints_problem}",) if self.checkpoints_problem else ()
+        return self.config.warnings() + self.allowlist_errors() + off
 
     def fresh_warnings(self) -> tuple[str, ...]:
         """The warnings not shown yet; they count as shown from now on."""
