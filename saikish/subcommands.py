@@ -1,4 +1,5 @@
-"""`saikish check`, `saikish allowlist`, `saikish audit` (docs/SPEC.md §8)."""
+"""`saikish check`, `saikish allowlist`, `saikish audit` (docs/SPEC.md §8); `config`, `trust`
+and `undo` have modules of their own."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ def run_subcommand(name: str, argv: list[str], io: Streams) -> int:
         from saikish.configcmd import config_command, trust_command
 
         return (config_command if name == "config" else trust_command)(argv, io)
+    if name == "undo":
+        from saikish.undocmd import undo_command
+
+        return undo_command(argv, io)
     handler = {"check": check, "allowlist": allowlist, "audit": audit, "acp": acp}[name]
     return handler(argv, io)
 
