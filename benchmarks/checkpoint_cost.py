@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from saikish.checkpoints.store import Checkpoints
@@ -54,7 +55,7 @@ def main() -> None:
         first = ms(lambda: call(checkpoints, lambda: None))
         unchanged = [ms(lambda: call(checkpoints, lambda: None)) for _ in range(ROUNDS)]
         target = workspace / "src" / "pkg7" / "mod7.py"
-        one = [ms(lambda n=n: call(checkpoints, lambda: target.write_text(f"x = {n}\n")))
+        one = [ms(partial(call, checkpoints, partial(target.write_text, f"x = {n}\n")))
                for n in range(ROUNDS)]
         plan = [ms(lambda: checkpoints.plan_undo(1)) for _ in range(3)]
         restore = ms(lambda: checkpoints.undo(checkpoints.plan_undo(1)))
