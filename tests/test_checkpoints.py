@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from saikish.checkpoints.calls import needs_checkpoint
 from saikish.checkpoints.ledger import history
@@ -20,6 +22,7 @@ from saikish.executor import Executor
 from saikish.session import Session
 from saikish.tools import builtin_tools
 from saikish.types import Decision, Mode, Risk, Source, ToolCall
+from saikish.ui.undo_view import checkpoint_table
 
 from .test_loop import ScriptedApprover
 
@@ -303,6 +306,36 @@ def test_pruning_keeps_the_newest(ws: Path, tmp_path: Path) -> None:
     assert [c.number for c in history(checkpoints.git)] == [4]
     checkpoints.undo(checkpoints.plan_undo())  # what it needs survived the gc
     assert (ws / "a.txt").read_text() == "2"
+
+
+def test_stores_of_workspaces_that_are_gone_are_swept_once_old(ws: Path, tmp_path: Path) -> None:
+    now = [2_000_000.0]
+    gone, fresh = tmp_path / "gone", tmp_path / "fresh"
+    stores = []
+    for folder in (gone, fresh):
+        folder.mkdir()
+        stores.append(store(folder, tmp_path).git.store)
+        os.utime(stores[-1], (now[0], now[0]))
+        os.utime(stores[-1] / "git", (now[0], now[0]))
+    os.rmdir(gone)
+    os.rmdir(fresh)
+    now[0] += 8 * 86400
+    os.utime(stores[1], (now[0], now[0]))  # used a moment ago, though its folder is gone
+    Checkpoints.open(str(ws), tmp_path / "state", clock=lambda: now[0]).prune(wait=True)
+    assert [s.exists() for s in stores] == [False, True]
+
+
+def test_names_that_are_not_utf8_are_kept_and_listed(ws: Path, tmp_path: Path) -> None:
+    name = os.fsdecode(b"caf\xe9-\x1b[2J.txt")
+    checkpoints = store(ws, tmp_path)
+    recorded = call(checkpoints, lambda: (ws / name).write_bytes(b"x"))
+    assert recorded is not None and recorded.added == (name,)
+    assert checkpoints.history()[0].added == (name,)  # through the JSON record and back
+    shown = io.StringIO()
+    Console(file=shown, width=120).print(checkpoint_table(checkpoints.history()))
+    assert "caf\ufffd-\\x1b[2J.txt" in shown.getvalue()  # no escape reaches the terminal
+    checkpoints.undo(checkpoints.plan_undo())
+    assert not (ws / name).exists()
 
 
 @pytest.mark.parametrize(("damage", "says"), [
