@@ -404,3 +404,12 @@ def test_an_unasked_call_publishes_what_it_changed(ws: Path) -> None:
     assert [(e.call.id, e.checkpoint, e.added, e.deleted) for e in changed] == [
         ("1", 1, ("a.txt",), ()), ("3", 2, (), ("a.txt",))]
     assert changed[1].line == "changed 1 file (checkpoint 2; saikish undo)"
+
+
+def test_a_lock_file_left_by_a_killed_git_does_not_break_the_store(ws: Path,
+                                                                   tmp_path: Path) -> None:
+    checkpoints = store(ws, tmp_path)
+    call(checkpoints, writer(ws / "a.txt", "a"))
+    (checkpoints.git.store / "index.lock").write_text("")  # git was killed mid-write
+    recorded = call(checkpoints, writer(ws / "a.txt", "b"))
+    assert recorded is not None and recorded.modified == ("a.txt",)

@@ -84,6 +84,7 @@ class ShadowGit:
     def __init__(self, workspace: str, store: Path, program: str) -> None:
         self.workspace, self.store, self.program = os.path.realpath(workspace), store, program
         self.git_dir, self.index = store / "git", store / "index"
+        self.held: int | None = None  # the lock's descriptor while `locked` holds it
         kept = child_environment()
         self.env = {k: kept[k] for k in KEPT_VARIABLES if k in kept}
         self.env.update({
@@ -112,6 +113,7 @@ class ShadowGit:
         try:
             done = subprocess.run([self.program, *SAFE_FLAGS, *args], input=data, env=env,
                                   cwd=self.workspace, capture_output=True, timeout=timeout,
+                                  pass_fds=() if self.held is None else (self.held,),
                                   check=False)
         except subprocess.TimeoutExpired:
             raise CheckpointError(f"git could not list {self.workspace} within {timeout:g} s: "
@@ -178,4 +180,12 @@ class ShadowGit:
                                   f"{exc.strerror or exc}") from None
         with handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
-            yield
+            # Every git started under the lock holds it too (pass_fds), also one that outlives
+            # a killed saikish: a lock file git left behind is stale once the lock is ours.
+            for stale in self.store.glob("*index.lock"):
+                stale.unlink(missing_ok=True)
+            self.held = handle.fileno()
+            try:
+                yield
+            finally:
+                self.held = None
