@@ -266,6 +266,5 @@ COMMANDS: dict[str, Command] = {
     "autonomy": Command("[LEVEL]", "full-auto | supervised | cautious | manual", _autonomy),
     "auto": Command("N", "approve the next N calls that would ask", _auto),
     "audit": Command("[N]", "the last N decisions", _audit),
-    "undo": Command("[N]", "put back what the last N unasked calls changed (diff, then y/N)",
-                    _undo),
+    "undo": Command("[N]", "put back what the last N unasked calls changed", _undo),
 }
