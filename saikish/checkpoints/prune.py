@@ -21,6 +21,8 @@ DAY = 86400.0
 # Objects younger than this survive gc even when nothing refers to them yet: a snapshot
 # being written by another session at that moment is not cut from under it.
 GRACE = "--prune=1.hour.ago"
+# More loose objects than this are packed even when no checkpoint expired (one file each).
+LOOSE = 5000
 
 
 def expired(history: Sequence[Checkpoint], now: float, limits: Limits,
@@ -34,14 +36,15 @@ def expired(history: Sequence[Checkpoint], now: float, limits: Limits,
     return tuple(c.number for c in history if c.number not in kept)
 
 
-def store_bytes(git: ShadowGit) -> int:
-    """What the store's objects take on disk (`git count-objects -v`)."""
-    sizes = {}
+def objects(git: ShadowGit) -> tuple[int, int]:
+    """(bytes the store's objects take on disk, how many are loose): `git count-objects -v`."""
+    counts = {}
     for line in git.run("count-objects", "-v").decode().splitlines():
         key, _, value = line.partition(":")
         if value.strip().isdigit():
-            sizes[key.strip()] = int(value)
-    return 1024 * sum(sizes.get(k, 0) for k in ("size", "size-pack", "size-garbage"))
+            counts[key.strip()] = int(value)
+    size = 1024 * sum(counts.get(k, 0) for k in ("size", "size-pack", "size-garbage"))
+    return size, counts.get("count", 0)
 
 
 def due(git: ShadowGit, now: float, limits: Limits) -> bool:

@@ -133,11 +133,12 @@ class Checkpoints:
         with self._store(lock=False, fail=False):
             if not prune.due(self.git, now, self.limits):
                 return ()
+            size, loose = prune.objects(self.git)
             with self.git.locked():
-                gone = prune.expired(ledger.history(self.git), now, self.limits,
-                                     prune.store_bytes(self.git))
+                gone = prune.expired(ledger.history(self.git), now, self.limits, size)
                 ledger.drop(self.git, gone)
-            prune.collect(self.git, wait)
+            if gone or loose > prune.LOOSE:
+                prune.collect(self.git, wait)
             prune.sweep(self.git.store.parent, self.git.store, now, self.limits)
             return gone
 
