@@ -5,11 +5,13 @@ node_modules of 20,000 files, then times, with the real shadow git store:
 the first snapshot (everything copied once), a call that changes nothing,
 a call that changes one file (before + after + the checkpoint written), and
 `saikish undo`'s plan and restore. Prints medians in milliseconds, and how
-many files the store holds (node_modules must not be among them).
+many files the store holds (node_modules must not be among them). The load
+average is printed too: on a busy machine every git process is slower.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import tempfile
@@ -62,7 +64,8 @@ def main() -> None:
         kept = len(checkpoints.git.run("ls-files", "-z").split(b"\0")) - 1
         version = checkpoints.git.run("version").decode().split()[-1]
     print(f"workspace: {SOURCE_FILES:,} source files + node_modules of {MODULE_FILES:,} files "
-          f"(git {version}, python {sys.version.split()[0]})")
+          f"(git {version}, python {sys.version.split()[0]}, {os.cpu_count()} cores, load "
+          f"{os.getloadavg()[0]:.1f})")
     print(f"{'first snapshot (copies everything once)':<48} {first:8.1f} ms")
     print(f"{'call that changes nothing (median)':<48} {statistics.median(unchanged):8.1f} ms")
     print(f"{'call that changes 1 file (median)':<48} {statistics.median(one):8.1f} ms")
