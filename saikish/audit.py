@@ -147,7 +147,9 @@ class AuditLog:
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock())),
             "session": self.session_id,
             **({"workspace": self.workspace} if self.workspace else {}),
-            "tool": call.name, "arguments": redact(head_only(call.wire_arguments)),
+            # The call's command or path names it; its content is on its decision's line.
+            "tool": call.name, "arguments": redact(head_only(
+                {k: v for k, v in call.arguments.items() if k in ("command", "path")})),
             "risk": None, "decision": "changed", "edited": False, "source": "checkpoint",
             "rule": None, "feedback": files["text"], "files": redact(files)})
 
