@@ -49,7 +49,7 @@ class ConsoleReporter:
                 self.ran(event.call, event.result)
             changed = self._changed.pop(event.call.id, None)
             if changed is not None:
-                self.note(f"{changed.line}")
+                self.note(changed.line)
         elif isinstance(event, Notice):
             self.note(event.text)
         elif isinstance(event, RetryNotice):
