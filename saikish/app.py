@@ -79,6 +79,7 @@ def make_session(args: argparse.Namespace, config: Config, workspace: str,
     session.audit = AuditLog(paths.state_dir() / "audit.jsonl", session.id,
                              workspace=workspace)
     session.sandbox = start_sandbox(SandboxMode(args.sandbox or config.sandbox), workspace)
+    session.attach_checkpoints()  # undo for what calls nobody approved change (§4.10)
     session.attach_mcp()  # started later: never before the prompt (§7.1)
     if not getattr(args, "no_hooks", False):
         from saikish.hooks import Hooks

@@ -152,6 +152,18 @@ class AuditLog:
             "rule": redact_text(head_only(command)), "feedback": redact_text(head_only(detail)),
         })
 
+    def files_changed(self, call: ToolCall, files: dict[str, Any]) -> None:
+        """Append what a call nobody approved changed: its checkpoint and files (§4.10)."""
+        self._write({
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock())),
+            "session": self.session_id,
+            **({"workspace": self.workspace} if self.workspace else {}),
+            # The call's command or path names it; its content is on its decision's line.
+            "tool": call.name, "arguments": redact(head_only(
+                {k: v for k, v in call.arguments.items() if k in ("command", "path")})),
+            "risk": None, "decision": "changed", "edited": False, "source": "checkpoint",
+            "rule": None, "feedback": files["text"], "files": redact(files)})
+
     def _write(self, entry: dict[str, Any]) -> None:
         # A lone surrogate (from the model's JSON) is written as its JSON escape, not raised.
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_DENIED = 4  # --fail-on-deny: the run finished, but some call was rejected
 OUTPUT_FORMATS = ("text", "json", "stream-json")
-SUBCOMMANDS = ("check", "allowlist", "audit", "config", "trust", "acp")
+SUBCOMMANDS = ("check", "allowlist", "audit", "config", "trust", "undo", "acp")
 AUTONOMY_LEVELS = ("full-auto", "supervised", "cautious", "manual")
 SANDBOX_MODES = ("auto", "workspace-write", "read-only", "off")
 
@@ -88,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="saikish",
         description="An interactive terminal agent shell that asks before anything changes.",
-        epilog="subcommands: saikish check | allowlist | audit | config | trust | acp  "
+        epilog="subcommands: saikish check | allowlist | audit | config | trust | undo | acp  "
                "(saikish check --help)")
     parser.add_argument("-p", "--prompt", metavar="PROMPT",
                         help="one-shot: run to completion, print the answer, exit ('-' = stdin)")

@@ -87,6 +87,34 @@ class CallFinished:
 
 
 @dataclass(frozen=True)
+class FilesChanged:
+    """A call nobody approved in the box changed files; `saikish undo` can put them back.
+
+    Published just before the call's `CallFinished` (docs/SPEC.md §4.10).
+    """
+
+    kind: ClassVar[str] = "files_changed"
+    call: ToolCall
+    checkpoint: int
+    added: tuple[str, ...] = ()
+    modified: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    # Changed, but too big to copy: undo leaves them alone.
+    too_big: tuple[str, ...] = ()
+
+    @property
+    def count(self) -> int:
+        """How many files changed."""
+        return len(self.added) + len(self.modified) + len(self.deleted) + len(self.too_big)
+
+    @property
+    def line(self) -> str:
+        """'changed 3 files (checkpoint 12; saikish undo)'."""
+        s = "" if self.count == 1 else "s"
+        return f"changed {self.count} file{s} (checkpoint {self.checkpoint}; saikish undo)"
+
+
+@dataclass(frozen=True)
 class UsageReported:
     """Tokens one model call used."""
 
@@ -141,12 +169,12 @@ class RunEnded:
 
 
 Event = (TurnStarted | TextDelta | CallProposed | CallDecided | CallStarted | CallProgress
-         | CallFinished
+         | CallFinished | FilesChanged
          | UsageReported | RetryNotice | Notice | ErrorOccurred | TurnEnded | RunEnded)
 Subscriber = Callable[[Event], None]
 EVENT_TYPES: tuple[type, ...] = (
     TurnStarted, TextDelta, CallProposed, CallDecided, CallStarted, CallProgress, CallFinished,
-    UsageReported, RetryNotice, Notice, ErrorOccurred, TurnEnded, RunEnded)
+    FilesChanged, UsageReported, RetryNotice, Notice, ErrorOccurred, TurnEnded, RunEnded)
 
 
 @dataclass

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from saikish.approval import NO_TTY, ApprovalRequest, Approver, NoTerminalApprover
+from saikish.checkpoints.calls import checkpointed
 from saikish.engine.policy import decide
 from saikish.events import (
     CallDecided,
@@ -32,6 +33,7 @@ from saikish.types import (
     Decision,
     Mode,
     Outcome,
+    Risk,
     Source,
     ToolCall,
     ToolResult,
@@ -123,6 +125,7 @@ class Executor:
         # definition meanwhile, and the call must run the one the person saw (§7.1).
         self._decided: dict[str, Tool] = {}
         self._rewritten: set[str] = set()  # ids of calls a PreToolUse hook's updatedInput changed
+        self._risks: dict[str, Risk] = {}  # call id -> its assessed risk (checkpoints, §4.10)
         self.events, self.clock = events or EventBus(), clock
         if session.audit is not None:
             self.events.subscribe(audit_subscriber(session.audit))
@@ -198,6 +201,7 @@ class Executor:
             if decision.edited_call is None:
                 break
             current = decision.edited_call
+        self._risks[current.id] = assessment.risk
         note = self.session.remember(decision.remember, decision.persist, decision.scope) \
             if decision.remember else None
         self.events.publish(CallDecided(current, decision, assessment, call))
@@ -300,8 +304,10 @@ class Executor:
                           confirm=lambda message, payload: self._confirm(call, message, payload),
                           progress=lambda text: self.events.publish(CallProgress(call, text)))
         self.events.publish(CallStarted(call))
-        try:
-            output = tool.run(call.arguments, context)
+        try:  # a snapshot first when nobody approved a call that can write (§4.10)
+            with checkpointed(self.session.checkpoints, call, decision,
+                              self._risks.pop(call.id, None), self.events.publish):
+                output = tool.run(call.arguments, context)
         except Exception as exc:  # a tool's own bug must not end the session
             return ToolResult(call.id, call.name, f"{call.name} failed: {exc}", True)
         text = output.text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from saikish.tools.sandbox import SandboxMode, SandboxSetup
 from saikish.types import Autonomy, Mode, Scope
 
 if TYPE_CHECKING:
+    from saikish.checkpoints.store import Checkpoints
     from saikish.mcp.host import McpHost
 
 
@@ -47,6 +49,12 @@ class Session:
     hooks: Hooks | None = None
     # The configured MCP servers (docs/SPEC.md §7.1); None when there are none.
     mcp: McpHost | None = None
+    # Snapshots before calls nobody approved, for undo (docs/SPEC.md §4.10); None when
+    # they cannot be kept, and `checkpoints_problem` says why.
+    checkpoints: Checkpoints | None = None
+    checkpoints_problem: str = ""
+    # The workspace's protected paths (git metadata, hooks dir, saikish's config), found once.
+    protected: tuple[str, ...] | None = None
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     def attach_mcp(self) -> McpHost | None:
@@ -61,6 +69,28 @@ class Session:
             self.mcp = McpHost(self.config.mcp_servers, self.workspace, paths.state_dir(),
                                self.config.secrets())
         return self.mcp
+
+    def attach_checkpoints(self) -> Checkpoints | None:
+        """The workspace's checkpoint store (old checkpoints pruned, at most hourly); None
+        with the reason in `checkpoints_problem` when git or the state dir is missing."""
+        from saikish import paths
+        from saikish.checkpoints.store import Checkpoints
+        from saikish.checkpoints.values import CheckpointError
+
+        try:
+            self.checkpoints = Checkpoints.open(self.workspace, paths.state_dir())
+        except CheckpointError as exc:
+            self.checkpoints, self.checkpoints_problem = None, str(exc)
+            return None
+        with contextlib.suppress(CheckpointError):  # housekeeping: never stops a session
+            self.checkpoints.prune()
+        return self.checkpoints
+
+    def undo_problem(self) -> str | None:
+        """Why a call's changes could not be undone now, or None when they can (§4.10)."""
+        if self.checkpoints is None:
+            return self.checkpoints_problem or "checkpoints are off in this session"
+        return self.checkpoints.problem
 
     def close(self) -> None:
         """Release what the session started (MCP servers, the sandbox); safe to call twice."""
@@ -80,10 +110,23 @@ class Session:
         setup = self.sandbox
         off = setup.requested is SandboxMode.OFF
         missing = setup.problem or ("the sandbox is off" if off else "no sandbox")
+        undo = self.undo_problem()
         return Containment(
             sandbox=setup.effective is not SandboxMode.OFF,
+            checkpoints=undo is None,
             unsandboxed=off and self.mode is Mode.AUTO_APPROVE,
-            missing=missing)
+            protected=self._protected(),
+            missing=missing,
+            no_undo=f"no undo: {undo}" if undo else "")
+
+    def _protected(self) -> tuple[str, ...]:
+        """Git metadata, the hooks directory git is told to use, saikish's config: found once
+        per session (a bounded walk); new `.git` directories are git metadata by name."""
+        if self.protected is None:
+            from saikish.containment.protected import protected_paths
+
+            self.protected = protected_paths(self.workspace)
+        return self.protected
 
     def rules(self) -> RuleSet:
         """Config, allowlist file (global, then this project) and session rules (§4.1 step 4)."""
@@ -113,8 +156,11 @@ class Session:
 
     def warnings(self) -> tuple[str, ...]:
         """Every one-line warning the person is owed: ignored config settings, a broken file,
-        a sandbox that was wanted and cannot run (the contained tier is asked instead)."""
-        return self.config.warnings() + self.allowlist_errors() + self.containment_warnings()
+        a sandbox that was wanted and cannot run (the contained tier is asked instead),
+        checkpoints that cannot be kept."""
+        off = (f"no undo: {self.checkpoints_problem}",) if self.checkpoints_problem else ()
+        return self.config.warnings() + self.allowlist_errors() + off + \
+            self.containment_warnings()
 
     def containment_warnings(self) -> tuple[str, ...]:
         """One line when bash calls that would run contained are asked instead (§4.1)."""

@@ -1,4 +1,5 @@
-"""`saikish check`, `saikish allowlist`, `saikish audit` (docs/SPEC.md §8)."""
+"""`saikish check`, `saikish allowlist`, `saikish audit` (docs/SPEC.md §8); `config`, `trust`
+and `undo` have modules of their own."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 from saikish import paths
 from saikish.allowlist import HEADER, Allowlist, read_state
 from saikish.app import Streams, parse_args
-from saikish.engine.policy import decide
+from saikish.engine.policy import Context, decide
 from saikish.engine.rule_hints import claude_code_hint, unknown_tool_warnings
 from saikish.engine.rules import PATH_ARGS, Rule, parse_rule
 from saikish.errors import RuleError, UsageError
@@ -38,6 +39,10 @@ def run_subcommand(name: str, argv: list[str], io: Streams) -> int:
         from saikish.configcmd import config_command, trust_command
 
         return (config_command if name == "config" else trust_command)(argv, io)
+    if name == "undo":
+        from saikish.undocmd import undo_command
+
+        return undo_command(argv, io)
     handler = {"check": check, "allowlist": allowlist, "audit": audit, "acp": acp}[name]
     return handler(argv, io)
 
@@ -169,19 +174,38 @@ class _Judge:
 
     def decide(self, call: ToolCall) -> Assessment:
         """The assessment the executor would make of `call` in this session."""
-        ctx = self.session.context(self.tools)
         if self.probed:
-            return decide(call, ctx)
-        presumed = replace(ctx, containment=replace(ctx.containment, sandbox=True))
-        assessment = decide(call, presumed)
+            return decide(call, self._context())
+        assessment = decide(call, self._context(sandbox=True))
         if not (assessment.contained and call.name in SANDBOXED_TOOLS):
             return assessment
         try:
             self.session.sandbox = start_sandbox(self.mode, self.session.workspace)
         except SandboxError as exc:
             self.session.sandbox = SandboxSetup(self.mode, None, str(exc))
+        self.session.sandbox.close()  # a probe: check runs nothing in it
         self.probed = True
-        return decide(call, self.session.context(self.tools))
+        return decide(call, self._context())
+
+    def _context(self, sandbox: bool | None = None) -> Context:
+        """The session's context, with checkpoints as a run here would keep them (check
+        opens no store: it writes nothing), and the sandbox presumed when asked to."""
+        ctx = self.session.context(self.tools)
+        undo = undo_possible(self.session.workspace)
+        held = replace(ctx.containment, checkpoints=undo is None, no_undo=undo or "")
+        if sandbox is not None:
+            held = replace(held, sandbox=sandbox)
+        return replace(ctx, containment=held)
+
+
+def undo_possible(workspace: str) -> str | None:
+    """Why a run in `workspace` would keep no checkpoints, or None (§4.10)."""
+    import shutil
+
+    real = os.path.realpath(workspace)
+    if real in ("/", os.path.realpath(os.path.expanduser("~"))):
+        return f"no undo: saikish keeps no checkpoints of {real}"
+    return None if shutil.which("git") else "no undo: git is not installed"
 
 
 def _check_batch(source: str, judge: _Judge, io: Streams) -> str:

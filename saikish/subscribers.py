@@ -11,24 +11,36 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from saikish.audit import AuditLog
-from saikish.events import CallDecided, CallFinished, CallProposed, Event, RunEnded, Subscriber
+from saikish.events import (
+    CallDecided,
+    CallFinished,
+    CallProposed,
+    Event,
+    FilesChanged,
+    RunEnded,
+    Subscriber,
+)
 from saikish.types import Decision, Outcome
 from saikish.vocabulary import (
     ERROR,
     call_fields,
     decision_fields,
     event_json,
+    files_fields,
     result_fields,
     usage_fields,
 )
 
 
 def audit_subscriber(log: AuditLog) -> Subscriber:
-    """Appends every decided call to the audit log (docs/SPEC.md §4.6)."""
+    """Appends every decided call to the audit log (docs/SPEC.md §4.6), and what a call
+    nobody approved changed (§4.10)."""
 
     def record(event: Event) -> None:
         if isinstance(event, CallDecided):
             log.record(event.call, event.decision, event.assessment, edited=event.edited)
+        elif isinstance(event, FilesChanged):
+            log.files_changed(event.call, files_fields(event))
 
     return record
 
@@ -63,6 +75,8 @@ class JsonResult:
                 "final_arguments": event.call.wire_arguments if event.edited else None})
         elif isinstance(event, CallFinished):
             self._update(event.call.id, self._finished(event))
+        elif isinstance(event, FilesChanged):
+            self._update(event.call.id, {"files_changed": files_fields(event)})
         elif isinstance(event, RunEnded):
             self.end = event
 

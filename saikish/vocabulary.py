@@ -18,6 +18,7 @@ from saikish.events import (
     CallStarted,
     ErrorOccurred,
     Event,
+    FilesChanged,
     Notice,
     RetryNotice,
     RunEnded,
@@ -42,6 +43,7 @@ from saikish.types import (
 FINISHED, STOPPED, MAX_ITERATIONS, ERROR = "finished", "stopped", "max_iterations", "error"
 EXIT_REASONS = (FINISHED, STOPPED, MAX_ITERATIONS, ERROR)
 EXCERPT_CHARS, EXCERPT_LINES = 400, 8
+PATHS_SHOWN = 100  # per list of a files_changed event; the checkpoint keeps them all
 _EXIT_CODE = re.compile(r"\[exit code (-?\d+)\]\s*$")
 
 
@@ -125,6 +127,17 @@ def _call_finished(event: CallFinished) -> dict[str, Any]:
             "duration_s": round(event.duration_s, 3), **result_fields(event.result)}
 
 
+def files_fields(event: FilesChanged) -> dict[str, Any]:
+    """checkpoint, count, the paths added / modified / deleted / too big (each list cut at
+    PATHS_SHOWN, `truncated` then true), and the line the transcript shows."""
+    lists = {"added": event.added, "modified": event.modified, "deleted": event.deleted,
+             "too_big": event.too_big}
+    return {"checkpoint": event.checkpoint, "count": event.count,
+            **{key: list(paths[:PATHS_SHOWN]) for key, paths in lists.items()},
+            "truncated": any(len(paths) > PATHS_SHOWN for paths in lists.values()),
+            "text": event.line}
+
+
 def _run_ended(event: RunEnded) -> dict[str, Any]:
     return {"result": event.text, "exit_reason": event.exit_reason,
             "message": event.message or None, "usage": usage_fields(event.usage)}
@@ -140,6 +153,7 @@ EVENT_FIELDS: dict[type, Callable[[Any], dict[str, Any]]] = {
     CallStarted: lambda e: {"call": call_fields(e.call)},
     CallProgress: lambda e: {"call": call_fields(e.call), "text": e.text},
     CallFinished: _call_finished,
+    FilesChanged: lambda e: {"call": call_fields(e.call), **files_fields(e)},
     UsageReported: lambda e: usage_fields(e.usage),
     RetryNotice: lambda e: {"message": e.message, "attempt": e.attempt, "delay_s": e.delay_s},
     Notice: lambda e: {"text": e.text},

@@ -78,7 +78,8 @@ def test_json_output_has_every_call_with_its_decision(cli: CLI, tmp_path: Path) 
 
 
 def test_no_terminal_stops_hard_and_names_the_ways_out(cli: CLI, tmp_path: Path) -> None:
-    run = cli("-p", "go", "-m", write_script(tmp_path / "s.yml", SCRIPT))
+    # Under --autonomy manual the write is asked (nothing runs contained), and nobody is there.
+    run = cli("-p", "go", "-m", write_script(tmp_path / "s.yml", SCRIPT), "--autonomy", "manual")
     assert run.code == 3
     assert "--auto-approve" in run.err and "--auto-deny" in run.err and "allowlist" in run.err
     assert not Path("out.txt").exists()
@@ -95,7 +96,7 @@ def test_auto_approve_runs_everything_but_escalation(cli: CLI, tmp_path: Path) -
               "--output-format", "json")
     data = json.loads(run.out)
     assert [(c["decision"], c["source"]) for c in data["calls"]] == [
-        ("rejected_soft", "escalation"), ("approved", "mode")]
+        ("rejected_soft", "escalation"), ("approved", "sandbox")]
     assert Path("out.txt").read_text() == "ok"
     assert not Path("pwned").exists()
 

@@ -607,12 +607,16 @@ def _contain(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule],
     (bash in the sandbox, every writing call after a checkpoint), or, where this session
     cannot contain it, it is asked as before and the reason says what is missing."""
     held = ctx.containment
-    possible = (held.sandbox or held.unsandboxed) if sandboxed else held.checkpoints
+    # What can write is contained only where a checkpoint can undo it (§4.10).
+    undoable = held.checkpoints or risk is Risk.READ_ONLY
+    possible = held.unsandboxed or held.sandbox and undoable if sandboxed else held.checkpoints
     if ctx.autonomy is Autonomy.MANUAL or ctx.mode is Mode.AUTO_DENY or not possible:
         if possible or ctx.autonomy is Autonomy.MANUAL or ctx.mode is Mode.AUTO_DENY:
             missing = ""
+        elif sandboxed and not (held.sandbox or held.unsandboxed):
+            missing = held.missing or "no sandbox"
         else:
-            missing = held.missing or "no sandbox" if sandboxed else "no checkpoints"
+            missing = held.no_undo or "no undo"
         said = f"{reason} (it would run contained, but {missing})" if missing else reason
         return _mode_or_ask(risk, said, ctx, proposed, False, checks)
     where = "in the sandbox" if sandboxed and held.sandbox else \

@@ -51,6 +51,8 @@ class Containment:
     protected: tuple[str, ...] = ()
     # Why there is no sandbox, said when a call that would be contained is asked.
     missing: str = ""
+    # Why nothing can be undone ("no undo: ..."): a contained call that can write is asked.
+    no_undo: str = ""
 
 
 def write_contained(path: str, workspace: str, protected: Sequence[str] = ()) -> bool:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from saikish.ui.repl import Repl
 
 EXIT = "exit"
+UNDO_DIFF_LINES = 200  # longer diffs are cut here; `saikish undo` shows all of it
 
 
 @dataclass(frozen=True)
@@ -214,6 +215,32 @@ def _remote(repl: Repl, arg: str) -> None:
             repl.say(line + where)
         return
     repl.start_remote(arg)
+def _undo(repl: Repl, arg: str) -> None:
+    """Put back what the last N calls nobody approved changed: diff first, then y/N (§4.10)."""
+    from saikish.ui.undo_view import plan_view, undone_line
+
+    if arg and (not arg.isdigit() or int(arg) < 1):
+        raise ValueError("/undo [N]: N is how many calls to undo, 1 or more")
+    checkpoints = repl.session.checkpoints
+    if checkpoints is None:
+        raise ValueError(f"no undo: {repl.session.undo_problem()}")
+    plan = checkpoints.plan_undo(int(arg or 1))
+    repl.console.print(plan_view(plan, max_lines=UNDO_DIFF_LINES))
+    if plan.files and not _yes_no("Restore these files? [y/N] "):
+        repl.say("nothing restored")
+        return
+    repl.say(undone_line(checkpoints.undo(plan), plan))
+
+
+def _yes_no(question: str) -> bool:
+    """A y/N question at the REPL's terminal; Ctrl-C, Ctrl-D and anything but y/yes are no."""
+    from prompt_toolkit import PromptSession
+
+    try:
+        answer = PromptSession[str]().prompt(question)
+    except (KeyboardInterrupt, EOFError):
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 def _rule(text: str, command: str, repl: Repl | None = None) -> Rule:
@@ -254,4 +281,5 @@ COMMANDS: dict[str, Command] = {
     "audit": Command("[N]", "the last N decisions", _audit),
     "remote": Command("[HOST:PORT|off]", "approve from a web page too (127.0.0.1 unless given)",
                       _remote),
+    "undo": Command("[N]", "put back what the last N unasked calls changed", _undo),
 }

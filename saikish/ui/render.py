@@ -7,7 +7,15 @@ from rich.live import Live
 from rich.markup import escape
 from rich.text import Text
 
-from saikish.events import CallDecided, CallFinished, CallProgress, Event, Notice, RetryNotice
+from saikish.events import (
+    CallDecided,
+    CallFinished,
+    CallProgress,
+    Event,
+    FilesChanged,
+    Notice,
+    RetryNotice,
+)
 from saikish.types import Assessment, Decision, Outcome, Source, ToolCall, ToolResult, Usage
 from saikish.ui.inert import inert
 from saikish.ui.record import DecisionRecord
@@ -24,6 +32,7 @@ class ConsoleReporter:
                  workspace: str = ".") -> None:
         self.console, self.show_results, self.workspace = console, show_results, workspace
         self._live: Live | None = None  # a running call's progress line
+        self._changed: dict[str, FilesChanged] = {}  # shown under the call's result
 
     def __call__(self, event: Event) -> None:
         """As a subscriber of the event stream (docs/events.md): the one printer of
@@ -32,10 +41,15 @@ class ConsoleReporter:
             self.decided(event.call, event.decision, event.assessment, edited=event.edited)
         elif isinstance(event, CallProgress):
             self.progress(event.call, event.text)
+        elif isinstance(event, FilesChanged):
+            self._changed[event.call.id] = event
         elif isinstance(event, CallFinished):
             self._end_progress()
             if event.decision.approved:
                 self.ran(event.call, event.result)
+            changed = self._changed.pop(event.call.id, None)
+            if changed is not None:
+                self.note(changed.line)
         elif isinstance(event, Notice):
             self.note(event.text)
         elif isinstance(event, RetryNotice):

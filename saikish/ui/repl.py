@@ -140,6 +140,8 @@ class Repl:
             ("saikish ", "bold"), (f"{__version__} · {self.spec} · ", "dim"),
             (f"{self.session.autonomy.value}, {self.session.mode.value}", "dim")))
         self.say(*self.session.sandbox.banner())
+        if self.session.checkpoints_problem:
+            self.say(f"no undo: {self.session.checkpoints_problem}", "yellow")
         if self.spec.provider == "demo":
             self.say(f"demo workspace: {self.session.workspace} (removed on exit). "
                      f"Type anything, e.g. 'show me around', and press Enter.", "cyan")

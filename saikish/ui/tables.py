@@ -45,13 +45,20 @@ def audit_table(entries: Iterable[Mapping[str, Any]]) -> Table:
         if isinstance(args, Mapping):
             args = args.get("command") or args.get("path") or args
         decision = str(entry.get("decision", ""))
-        style = "green" if decision in ("approved", "edited") else "red"
+        style = {"approved": "green", "edited": "green", "changed": "yellow"}.get(decision, "red")
         table.add_row(local_time(str(entry.get("time", ""))),
                       inert(short_path(str(entry.get("workspace") or ""))),
                       inert(str(entry.get("tool", ""))), inert(str(args))[:60],
                       str(entry.get("risk") or ""), Text(decision, style=style),
-                      str(entry.get("source", "")), inert(str(entry.get("rule") or "")))
+                      str(entry.get("source", "")), inert(str(_rule_column(entry, decision))))
     return table
+
+
+def _rule_column(entry: Mapping[str, Any], decision: str) -> object:
+    """The rule that decided; for a call's changed files, what changed and how to undo it."""
+    if decision == "changed":
+        return entry.get("feedback") or ""
+    return entry.get("rule") or ""
 
 
 def local_time(stamp: str) -> str:
