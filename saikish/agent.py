@@ -200,9 +200,9 @@ class Agent:
                              usage=result.usage + more.usage)
         return result
 
-    def _say(self, *lines: str) -> None:
+    def _say(self, *lines: str, warning: bool = False) -> None:
         for line in lines:
-            self.bus.publish(Notice(line))
+            self.bus.publish(Notice(line, warning))
 
     def _loop(self, text: str, on_text: TextSink, on_turn_end: Callable[[], None]) -> RunResult:
         self.messages.append(UserMessage(text))
@@ -210,7 +210,7 @@ class Agent:
         usage = Usage()
         last = Turn()
         for number in range(1, self.max_iterations + 1):
-            self._say(*self.registry.notices())  # e.g. an MCP server that failed meanwhile
+            self._say(*self.registry.notices(), warning=True)  # an MCP server that failed
             self.bus.publish(TurnStarted(number))
             try:
                 last = self._complete(on_text)

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_DENIED = 4  # --fail-on-deny: the run finished, but some call was rejected
+EXIT_WARNED = 5  # --fail-on-warning: the run finished, but with a warning (a failed server)
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 SUBCOMMANDS = ("check", "allowlist", "audit", "config", "trust", "acp")
 AUTONOMY_LEVELS = ("full-auto", "supervised", "cautious", "manual")
@@ -112,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fail-on-deny", action="store_true",
                         help=f"exit {EXIT_DENIED} when any call was rejected, even if the "
                              f"run finished")
+    parser.add_argument("--fail-on-warning", action="store_true",
+                        help=f"exit {EXIT_WARNED} when the run finished with a warning (an "
+                             f"MCP server that failed, a rule that matches nothing...)")
     parser.add_argument("--no-hooks", action="store_true",
                         help="run without the hooks of agent.yml (docs/SPEC.md §7.2)")
     parser.add_argument("--version", action="version", version=f"saikish {__version__}")
@@ -177,23 +181,32 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
         print("saikish: the prompt is empty", file=io.stderr)
         return EXIT_USAGE
     console = stream_console(io.stderr)
-    for line in rule_warnings(session):
-        print(f"saikish: warning: {line}", file=io.stderr)
+    rules = rule_warnings(session)
+    _warn(io, rules)
     agent = build_agent(config, spec, session, io, timeout_s(args, config), console=console)
     collected = JsonResult()
     agent.subscribe(collected)
     if args.output_format == "stream-json":
         agent.subscribe(StreamJson(io.stdout))
     result = agent.send(prompt)
+    late = agent.registry.notices()  # e.g. an MCP server that crashed after the last turn
+    _warn(io, late)
     # Warnings as they stand at the end: an allowlist may break mid-run (§4.8).
-    collected.warnings[:0] = list(session.warnings())
+    collected.warnings[:0] = [*session.warnings(), *rules]
+    collected.warnings.extend(late)
     # A stop reason is the stopped call's feedback, and an error has its own key.
     if result.message and result.exit_reason in ("finished", "max_iterations"):
         collected.warnings.append(result.message)
     _print_result(args.output_format, result, collected, io)
     if result.message:
         print(f"saikish: {result.message}", file=io.stderr)
-    return exit_code(result, collected.calls if args.fail_on_deny else ())
+    return exit_code(result, collected.calls if args.fail_on_deny else (),
+                     collected.warnings if args.fail_on_warning else ())
+
+
+def _warn(io: Streams, lines: list[str]) -> None:
+    for line in lines:
+        print(f"saikish: warning: {line}", file=io.stderr)
 
 
 def _print_result(output_format: str, result: RunResult, collected: JsonResult,
@@ -225,9 +238,10 @@ def _print_error_json(args: argparse.Namespace, message: str, io: Streams) -> No
     print(json.dumps(data, ensure_ascii=False), file=io.stdout)
 
 
-def exit_code(result: RunResult, calls: Any = ()) -> int:
+def exit_code(result: RunResult, calls: Any = (), warnings: Any = ()) -> int:
     """docs/SPEC.md §8: 0 finished, 1 failure, 3 stopped, 130 Ctrl-C during a call;
-    4 finished with a rejection (--fail-on-deny)."""
+    4 finished with a rejection (--fail-on-deny), 5 finished with a warning
+    (--fail-on-warning)."""
     from saikish.vocabulary import ERROR, FINISHED, MAX_ITERATIONS, STOPPED
 
     if result.interrupted:
@@ -235,7 +249,9 @@ def exit_code(result: RunResult, calls: Any = ()) -> int:
     code = {FINISHED: EXIT_OK, STOPPED: EXIT_STOPPED, ERROR: EXIT_FAILURE,
             MAX_ITERATIONS: EXIT_FAILURE}[result.exit_reason]
     rejected = any(c["decision"] in ("rejected_soft", "rejected_hard") for c in calls)
-    return EXIT_DENIED if code == EXIT_OK and rejected else code
+    if code == EXIT_OK and rejected:
+        return EXIT_DENIED
+    return EXIT_WARNED if code == EXIT_OK and warnings else code
 
 
 if __name__ == "__main__":  # pragma: no cover

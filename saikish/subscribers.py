@@ -11,7 +11,15 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from saikish.audit import AuditLog
-from saikish.events import CallDecided, CallFinished, CallProposed, Event, RunEnded, Subscriber
+from saikish.events import (
+    CallDecided,
+    CallFinished,
+    CallProposed,
+    Event,
+    Notice,
+    RunEnded,
+    Subscriber,
+)
 from saikish.types import Decision, Outcome
 from saikish.vocabulary import (
     ERROR,
@@ -63,6 +71,8 @@ class JsonResult:
                 "final_arguments": event.call.wire_arguments if event.edited else None})
         elif isinstance(event, CallFinished):
             self._update(event.call.id, self._finished(event))
+        elif isinstance(event, Notice) and event.warning:
+            self.warnings.append(event.text)
         elif isinstance(event, RunEnded):
             self.end = event
 

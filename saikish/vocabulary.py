@@ -115,7 +115,7 @@ EVENT_FIELDS: dict[type, Callable[[Any], dict[str, Any]]] = {
     CallFinished: _call_finished,
     UsageReported: lambda e: usage_fields(e.usage),
     RetryNotice: lambda e: {"message": e.message, "attempt": e.attempt, "delay_s": e.delay_s},
-    Notice: lambda e: {"text": e.text},
+    Notice: lambda e: {"text": e.text, "warning": e.warning},
     ErrorOccurred: lambda e: {"message": e.message},
     TurnEnded: lambda e: {"text": e.text, "tool_calls": e.tool_calls},
     RunEnded: _run_ended,

@@ -1,0 +1,55 @@
+"""What CI must see in a headless run (docs/events.md): warnings, exit codes, bash results."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import Run, write_script
+
+CLI = Callable[..., Run]
+
+LS = "- tool_calls: [{name: bash, arguments: {command: ls}}]\n- text: done\n"
+BROKEN_SERVER = "mcpServers:\n  broken:\n    command: /nonexistent/mcp-server\n"
+FAILED = "mcp server 'broken' failed: command '/nonexistent/mcp-server' not found"
+
+
+def _broken_server(tmp_path: Path) -> str:
+    config = tmp_path / "agent.yml"
+    config.write_text(BROKEN_SERVER, encoding="utf-8")
+    return str(config)
+
+
+def test_a_failed_mcp_server_is_a_warning_in_json_and_a_prefixed_line(
+        cli: CLI, tmp_path: Path) -> None:
+    run = cli("-p", "go", "-m", write_script(tmp_path / "s.yml", LS), "-c",
+              _broken_server(tmp_path), "--output-format", "json")
+    assert run.code == 0  # the session goes on without the server (§7.1)
+    assert json.loads(run.out)["warnings"] == [FAILED]
+    assert f"saikish: warning: {FAILED}\n" in run.err
+
+
+def test_a_failed_mcp_server_is_a_warning_in_stream_json(cli: CLI, tmp_path: Path) -> None:
+    run = cli("-p", "go", "-m", write_script(tmp_path / "s.yml", LS), "-c",
+              _broken_server(tmp_path), "--output-format", "stream-json")
+    lines = [json.loads(line) for line in run.out.splitlines()]
+    notices = [line for line in lines if line["type"] == "notice"]
+    assert notices == [{"type": "notice", "text": FAILED, "warning": True}]
+    assert lines[-1]["warnings"] == [FAILED]
+
+
+def test_fail_on_warning_turns_a_warned_run_into_exit_5(cli: CLI, tmp_path: Path) -> None:
+    model = write_script(tmp_path / "s.yml", LS)
+    config = _broken_server(tmp_path)
+    assert cli("-p", "go", "-m", model, "-c", config, "--fail-on-warning").code == 5
+    assert cli("-p", "go", "-m", model, "--fail-on-warning").code == 0  # nothing to warn
+
+
+def test_rules_that_match_nothing_are_json_warnings_too(cli: CLI, tmp_path: Path) -> None:
+    config = tmp_path / "agent.yml"
+    config.write_text("permissions:\n  deny: [Edit]\n", encoding="utf-8")
+    run = cli("-p", "go", "-m", write_script(tmp_path / "s.yml", LS), "-c", str(config),
+              "--output-format", "json")
+    warnings = json.loads(run.out)["warnings"]
+    assert len(warnings) == 1 and "Edit" in warnings[0] and "edit_file" in warnings[0]
