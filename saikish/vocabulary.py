@@ -31,7 +31,8 @@ from saikish.types import Assessment, Decision, Risk, ToolCall, ToolResult, Usag
 FINISHED, STOPPED, MAX_ITERATIONS, ERROR = "finished", "stopped", "max_iterations", "error"
 EXIT_REASONS = (FINISHED, STOPPED, MAX_ITERATIONS, ERROR)
 EXCERPT_CHARS, EXCERPT_LINES = 400, 8
-_EXIT_CODE = re.compile(r"\[exit code (-?\d+)\]\s*$")
+# bash ends its output with this line; notes may follow it (the sandbox's, an edit's).
+_EXIT_CODE = re.compile(r"^\[exit code (-?\d+)\]$", re.MULTILINE)
 
 
 def risk_name(risk: Risk | None) -> str | None:
@@ -65,10 +66,16 @@ def call_fields(call: ToolCall) -> dict[str, Any]:
 
 def result_fields(result: ToolResult) -> dict[str, Any]:
     """is_error, exit_code (bash) and the first lines of the output."""
-    match = _EXIT_CODE.search(result.content)
-    return {"is_error": result.is_error,
-            "exit_code": int(match.group(1)) if match else None,
+    return {"is_error": result.is_error, "exit_code": bash_exit_code(result),
             "excerpt": excerpt(result.content)}
+
+
+def bash_exit_code(result: ToolResult) -> int | None:
+    """The exit code bash reported for a call, or None (another tool, or no run)."""
+    if result.name != "bash":
+        return None
+    codes = _EXIT_CODE.findall(result.content)
+    return int(codes[-1]) if codes else None  # the last: the command's own output is first
 
 
 def excerpt(text: str) -> str:

@@ -53,3 +53,15 @@ def test_rules_that_match_nothing_are_json_warnings_too(cli: CLI, tmp_path: Path
               "--output-format", "json")
     warnings = json.loads(run.out)["warnings"]
     assert len(warnings) == 1 and "Edit" in warnings[0] and "edit_file" in warnings[0]
+
+
+def test_exit_code_of_a_call_that_failed_in_the_sandbox(cli: CLI, tmp_path: Path) -> None:
+    # Output that looks like a refused write: the executor adds its sandbox note after
+    # bash's "[exit code 1]" line.
+    command = "echo 'touch: x: Read-only file system' >&2; exit 1"
+    script = f"- tool_calls: [{{name: bash, arguments: {{command: \"{command}\"}}}}]\n"
+    run = cli("-p", "go", "-m", write_script(tmp_path / "s.yml", script), "--sandbox",
+              "workspace-write", "--output-format", "json")
+    result = json.loads(run.out)["calls"][0]["result"]
+    assert "ran in the workspace-write sandbox" in result["excerpt"]
+    assert (result["is_error"], result["exit_code"]) == (True, 1)
