@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from saikish.subscribers import JsonResult
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_CLOSED_PIPE = 1  # stdout's reader went away: as Python's advice and rich's consoles
 EXIT_DENIED = 4  # --fail-on-deny: the run finished, but some call was rejected
 EXIT_WARNED = 5  # --fail-on-warning: the run finished, but with a warning (a failed server)
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -55,18 +56,13 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,
 
     try:
         with signals_end_the_run():
-            if argv and argv[0] in SUBCOMMANDS:
-                from saikish.subcommands import run_subcommand
-
-                return run_subcommand(argv[0], argv[1:], io)
-            args = parse_args(build_parser(), argv, io)
-            if isinstance(args, int):
-                return args
-            try:
-                return run(args, io)
-            except SaikishError as exc:
-                _print_error_json(args, str(exc), io)  # CI reads stdout as JSON even now
-                raise
+            code = _dispatch(argv, io)
+            io.stdout.flush()  # a reader that went away shows here, not at exit
+            return code
+    except BrokenPipeError:
+        # `saikish ... | head -1`: nobody reads any more; end quietly, for every command.
+        _silence(io.stdout)
+        return EXIT_CLOSED_PIPE
     except SaikishError as exc:
         _say(io, str(exc))
         return exc.exit_code
@@ -76,6 +72,34 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,
     except Terminated as exc:
         _say(io, f"ended by {signal.Signals(exc.signum).name}")
         return 128 + exc.signum
+
+
+def _dispatch(argv: list[str], io: Streams) -> int:
+    from saikish.errors import SaikishError
+
+    if argv and argv[0] in SUBCOMMANDS:
+        from saikish.subcommands import run_subcommand
+
+        return run_subcommand(argv[0], argv[1:], io)
+    args = parse_args(build_parser(), argv, io)
+    if isinstance(args, int):
+        return args
+    try:
+        return run(args, io)
+    except SaikishError as exc:
+        _print_error_json(args, str(exc), io)  # CI reads stdout as JSON even now
+        raise
+
+
+def _silence(stream: TextIO) -> None:
+    """What is still buffered for a closed pipe goes to /dev/null, so that Python's own
+    flush at exit has nothing to complain about."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):  # not a file (a test's StringIO)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
 
 
 def _say(io: Streams, text: str) -> None:
