@@ -14,16 +14,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from saikish.reasons import AskReason, ask_reasons
 from saikish.tools.base import Tool
 from saikish.types import Assessment, Decision, Outcome, Source, ToolCall
 
 __all__ = [
-    "NO_TTY", "ApprovalRequest", "Approver", "ConfirmHook", "ConfirmHooks", "DeadlineApprover",
-    "Decision", "HookedApprover", "NoTerminalApprover", "Outcome", "Source",
+    "NO_TTY", "ApprovalRequest", "Approver", "AskReason", "ConfirmHook", "ConfirmHooks",
+    "DeadlineApprover", "Decision", "HookedApprover", "NoTerminalApprover", "Outcome", "Source",
 ]
 
 NO_TTY = ("needs approval, but there is no terminal to ask. Run with --auto-approve or "
           "--auto-deny, or allow it in the allowlist (saikish allowlist add RULE).")
+# Questions that only a person answers: no flag, rule or /auto does (docs/SPEC.md §4.8, §7.2).
+PERSON_ONLY = {
+    AskReason.RULE: "an ask rule is the wish to see every such call, so neither "
+                    "--auto-approve nor an allow rule answers it",
+    AskReason.HOOK: "a hook that asks wants a person to look, so --auto-approve does not "
+                    "answer for them",
+    AskReason.CHANGED: "a changed tool is approved again by a person only, never by "
+                       "--auto-approve or a rule",
+}
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,12 @@ class ApprovalRequest:
     # Where "Always (remember)" saves, said in the box before it is chosen (§4.5).
     always_note: str = ""
 
+    @property
+    def reasons(self) -> tuple[AskReason, ...]:
+        """Why this call is asked, most serious first: what a program approving it weighs
+        (`(AskReason.READS,)` alone is a plain read inside the workspace)."""
+        return ask_reasons(self.call, self.assessment, self.workspace, self.tool, self.message)
+
 
 class Approver(Protocol):
     """Asks the person about one call (docs/SPEC.md §4.1 step 7)."""
@@ -57,10 +73,12 @@ class NoTerminalApprover:
     """Step 7 without a terminal: reject hard, naming the ways out (never reads stdin)."""
 
     def ask(self, request: ApprovalRequest) -> Decision:
-        """Always a hard rejection with source no_tty."""
-        if request.assessment.forced:  # an ask rule, a changed MCP tool: only a person
-            return Decision.reject_hard(Source.NO_TTY, f"{request.assessment.reason}; only a "
-                                                       f"person can approve it, in the REPL")
+        """Always a hard rejection with source no_tty, saying what could answer instead."""
+        forced = next((r for r in request.reasons if r in PERSON_ONLY), None)
+        if request.assessment.forced and forced is not None:
+            why = PERSON_ONLY[forced]
+            return Decision.reject_hard(Source.NO_TTY, f"{request.assessment.reason}: only a "
+                                        f"person can approve it, in the REPL ({why})")
         return Decision.reject_hard(Source.NO_TTY, f"{request.call.name} {NO_TTY}")
 
 

@@ -55,8 +55,18 @@ def decision_fields(decision: Decision, assessment: Assessment | None = None,
         "edited": edited,
         "feedback": decision.feedback,
         "risk": risk_name(assessment.risk) if assessment else None,
-        "reason": assessment.reason if assessment else None,
+        "reason": _reason(decision, assessment),
     }
+
+
+def _reason(decision: Decision, assessment: Assessment | None) -> str | None:
+    """Why: the policy's reason, unless the call was not run although the policy allowed it
+    (it asked to leave the sandbox, and nobody may answer): then the decision's own."""
+    if assessment is None:
+        return None
+    if assessment.verdict is Verdict.ALLOW and not decision.approved and decision.feedback:
+        return decision.feedback
+    return assessment.reason
 
 
 def call_fields(call: ToolCall) -> dict[str, Any]:

@@ -65,3 +65,58 @@ def test_exit_code_of_a_call_that_failed_in_the_sandbox(cli: CLI, tmp_path: Path
     result = json.loads(run.out)["calls"][0]["result"]
     assert "ran in the workspace-write sandbox" in result["excerpt"]
     assert (result["is_error"], result["exit_code"]) == (True, 1)
+
+
+ASKING_HOOK = """\
+hooks:
+  PreToolUse:
+    - matcher: write_file
+      hooks:
+        - type: command
+          command: >-
+            echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+            "permissionDecision": "ask", "permissionDecisionReason": "writes are reviewed"}}'
+"""
+WRITE = "- tool_calls: [{name: write_file, arguments: {path: a.txt, content: x}}]\n"
+
+
+def _feedback(run: Run) -> str:
+    call = json.loads(run.out)["calls"][0]
+    assert (call["decision"], call["source"]) == ("rejected_hard", "no_tty")
+    return str(call["feedback"])
+
+
+def test_a_hook_that_asks_under_auto_approve_says_no_flag_answers_it(
+        cli: CLI, tmp_path: Path, ws: Path) -> None:
+    config = tmp_path / "agent.yml"
+    config.write_text(ASKING_HOOK, encoding="utf-8")
+    run = cli("-p", "go", "-m", write_script(tmp_path / "s.yml", WRITE), "-c", str(config),
+              "--auto-approve", "--output-format", "json")
+    feedback = _feedback(run)
+    assert "--auto-approve or --auto-deny" not in feedback
+    assert feedback.startswith("writes are reviewed: only a person can approve it")
+    assert "a hook that asks wants a person to look" in feedback
+    assert not (ws / "a.txt").exists()
+
+
+def test_an_ask_rule_under_auto_approve_says_no_flag_answers_it(
+        cli: CLI, tmp_path: Path) -> None:
+    config = tmp_path / "agent.yml"
+    config.write_text("permissions:\n  ask: [write_file]\n", encoding="utf-8")
+    run = cli("-p", "go", "-m", write_script(tmp_path / "s.yml", WRITE), "-c", str(config),
+              "--auto-approve", "--output-format", "json")
+    feedback = _feedback(run)
+    assert feedback.startswith("asked by rule write_file: only a person can approve it")
+    assert "neither --auto-approve nor an allow rule answers it" in feedback
+
+
+def test_outside_sandbox_under_auto_approve_reports_the_real_reason(
+        cli: CLI, tmp_path: Path) -> None:
+    script = ("- tool_calls: [{name: bash, arguments: {command: ls, outside_sandbox: true}}]\n"
+              "- text: ok\n")
+    run = cli("-p", "go", "-m", write_script(tmp_path / "s.yml", script), "--sandbox",
+              "workspace-write", "--auto-approve", "--output-format", "json")
+    call = json.loads(run.out)["calls"][0]
+    assert (call["decision"], call["source"]) == ("rejected_soft", "mode")
+    assert call["reason"] == ("the model asks to run this outside the sandbox, and "
+                              "--auto-approve asks nobody")
