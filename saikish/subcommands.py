@@ -146,7 +146,8 @@ def _check_call(args: argparse.Namespace) -> ToolCall:
 
 
 def _check_batch(source: str, ctx: Context, io: Streams) -> str:
-    """One JSON line per command; returns the strictest decision ('allow' for none)."""
+    """One JSON line per command (blank lines and comments are none); returns the strictest
+    decision ('allow' for none)."""
     if source == "-":
         lines: Iterable[str] = io.stdin
     else:
@@ -158,6 +159,8 @@ def _check_batch(source: str, ctx: Context, io: Streams) -> str:
     worst = "allow"
     for line in lines:
         command = line.rstrip("\n")
+        if not command.strip() or command.lstrip().startswith("#"):
+            continue  # as a shell reads a script: nothing to run
         assessment = decide(ToolCall("check", "bash", {"command": command}), ctx)
         record = check_json(assessment)
         record["command"] = command

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from saikish.engine import boundary
+from saikish.engine.bash.preparse import assessment_as_written
 from saikish.engine.bash.shell import (
     CATALOGUE,
     ESCALATORS,
@@ -100,7 +101,7 @@ def decide(call: ToolCall, ctx: Context) -> Assessment:
     if problem:
         return Assessment(Verdict.INVALID, Risk.UNKNOWN, Source.INVALID, problem)
     if call.name == BASH:
-        return _decide_bash(str(call.arguments["command"]), ctx)
+        return assessment_as_written(_decide_bash(str(call.arguments["command"]), ctx))
     assert tool is not None
     return _decide_tool(call, tool, tool.risk(call.arguments, ctx.workspace), ctx)
 
