@@ -84,11 +84,28 @@ def _dispatch(argv: list[str], io: Streams) -> int:
     args = parse_args(build_parser(), argv, io)
     if isinstance(args, int):
         return args
+    _one_shot_only(args)
     try:
         return run(args, io)
     except SaikishError as exc:
         _print_error_json(args, str(exc), io)  # CI reads stdout as JSON even now
         raise
+
+
+def _one_shot_only(args: argparse.Namespace) -> None:
+    """Flags that shape -p's output and exit code mean nothing to the REPL: say so."""
+    from saikish.errors import UsageError
+
+    if args.prompt is not None:
+        return
+    given = [flag for flag, on in (
+        (f"--output-format {args.output_format}", args.output_format != "text"),
+        ("--fail-on-deny", args.fail_on_deny), ("--fail-on-warning", args.fail_on_warning))
+        if on]
+    if given:
+        raise UsageError(f"{' and '.join(given)} shape{'s' if len(given) == 1 else ''} the "
+                         f"output of a one-shot run: add -p PROMPT (or -p - to read it "
+                         f"from stdin)")
 
 
 def _silence(stream: TextIO) -> None:

@@ -120,3 +120,13 @@ def test_outside_sandbox_under_auto_approve_reports_the_real_reason(
     assert (call["decision"], call["source"]) == ("rejected_soft", "mode")
     assert call["reason"] == ("the model asks to run this outside the sandbox, and "
                               "--auto-approve asks nobody")
+
+
+def test_one_shot_flags_without_a_prompt_are_a_usage_error(cli: CLI) -> None:
+    for flags, named in ((["--output-format", "json"], "--output-format json shapes"),
+                         (["--fail-on-deny", "--fail-on-warning"],
+                          "--fail-on-deny and --fail-on-warning shape")):
+        run = cli(*flags, "-m", "demo")
+        assert run.code == 2
+        assert run.err == f"saikish: {named} the output of a one-shot run: add -p PROMPT " \
+                          f"(or -p - to read it from stdin)\n"
