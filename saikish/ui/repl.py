@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
@@ -15,6 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from saikish import __version__, paths
+from saikish.errors import UsageError
 from saikish.ui.commands import COMMANDS, EXIT, run_command
 from saikish.ui.history import SafeHistory
 from saikish.ui.inert import inert
@@ -103,8 +105,13 @@ class Repl:
     def switch_model(self, text: str) -> None:
         """Use another model from now on (the conversation is kept)."""
         from saikish.models import load_model, parse_spec
+        from saikish.models.demo import is_scratch
 
         spec = parse_spec(text, self.config)
+        if spec.provider == "demo" and not is_scratch(Path(self.session.workspace)):
+            # Its script writes notes.md and deletes src/: only ever in its own directory.
+            raise UsageError("the demo works in a scratch directory of its own, never in "
+                             "this project: quit and run saikish -m demo")
         self.agent.model = load_model(spec, self.config)
         self.spec = spec
 
