@@ -37,6 +37,7 @@ from saikish.allowlist_text import (
     same_dir,
 )
 from saikish.atomic import atomic_write
+from saikish.engine.rule_hints import never_matches
 from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import ConfigError, RuleError
 from saikish.yamlfile import STD, check_tag, compose, is_null, line_of, plain, read_text
@@ -293,11 +294,15 @@ class _StateReader:
         for item in node.value:
             origin = f"{self.path}:{line_of(item)}"
             try:
-                rules.append(parse_rule(_value(item, self.path, section), origin))
-            except RuleError as exc:
+                rule = parse_rule(_value(item, self.path, section), origin)
+            except (RuleError, ConfigError) as exc:
                 self.errors.append(str(exc))
-            except ConfigError as exc:
-                self.errors.append(str(exc))
+                continue
+            problem = never_matches(rule)
+            if problem:  # said like a rule that does not parse: deny lists count as broken
+                self.errors.append(f"{origin}: {problem}")
+            else:
+                rules.append(rule)
         return rules
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 
-from saikish.engine import boundary
+import saikish.engine.boundary as boundary
 from saikish.tools.base import Tool
 from saikish.tools.sandbox import wants_outside
 from saikish.types import Assessment, CommandCheck, Risk, Source, ToolCall, Verdict

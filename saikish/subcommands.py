@@ -14,7 +14,7 @@ from saikish import paths
 from saikish.allowlist import HEADER, Allowlist, read_state
 from saikish.app import Streams, parse_args
 from saikish.engine.policy import Context, decide
-from saikish.engine.rule_hints import claude_code_hint, unknown_tool_warnings
+from saikish.engine.rule_hints import claude_code_hint, never_matches, unknown_tool_warnings
 from saikish.engine.rules import PATH_ARGS, Rule, parse_rule
 from saikish.errors import RuleError, UsageError
 from saikish.session import Session, relative_path_rule
@@ -117,9 +117,13 @@ def _rules(texts: Iterable[str], flag: str) -> list[Rule]:
     rules = []
     for text in texts:
         try:
-            rules.append(parse_rule(text, flag))
+            rule = parse_rule(text, flag)
         except RuleError as exc:
             raise UsageError(f"{exc}{claude_code_hint(text)}") from None
+        problem = never_matches(rule)
+        if problem:
+            raise UsageError(f"{flag}: {problem}")
+        rules.append(rule)
     return rules
 
 

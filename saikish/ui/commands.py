@@ -8,7 +8,12 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from saikish.engine.rule_hints import claude_code_hint, unknown_tool_warnings
+from saikish.engine.rule_hints import (
+    argument_problem,
+    claude_code_hint,
+    never_matches,
+    unknown_tool_warnings,
+)
 from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import RuleError, SaikishError
 from saikish.types import Autonomy, Mode
@@ -208,6 +213,10 @@ def _rule(text: str, command: str, repl: Repl | None = None) -> Rule:
         rule = parse_rule(text, command)
     except RuleError as exc:
         raise ValueError(inert(f"{exc}{claude_code_hint(text)}")) from None
+    problem = argument_problem(rule, {t.name: t for t in repl.agent.tools}) if repl \
+        else never_matches(rule)
+    if problem:
+        raise ValueError(inert(problem))
     if repl is not None:  # /allow, /deny: a rule naming no tool would silently do nothing
         for warning in unknown_tool_warnings([rule], [t.name for t in repl.agent.tools]):
             repl.say(f"warning: {warning}", "yellow")
