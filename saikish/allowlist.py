@@ -32,7 +32,9 @@ from saikish.allowlist_text import (
     delete_rule,
     insert_rule,
     list_values,
+    names_project,
     project_key,
+    project_root,
     rule_yaml,
     same_dir,
 )
@@ -43,8 +45,8 @@ from saikish.errors import ConfigError, RuleError
 from saikish.yamlfile import STD, check_tag, compose, is_null, line_of, plain, read_text
 
 __all__ = ["HEADER", "Allowlist", "AllowlistError", "AllowlistState", "ProjectRules",
-           "delete_rule", "insert_rule", "parse_state", "project_key", "read_state",
-           "rule_yaml", "same_dir"]
+           "delete_rule", "insert_rule", "names_project", "parse_state", "project_key",
+           "project_root", "read_state", "rule_yaml", "same_dir"]
 
 @dataclass(frozen=True)
 class ProjectRules:
@@ -72,10 +74,10 @@ class AllowlistState:
     projects: tuple[ProjectRules, ...] = ()
 
     def project(self, workspace: str) -> ProjectRules:
-        """The rules of the project at `workspace` (every section naming it, merged)."""
-        found = [p for p in self.projects if same_dir(p.path, workspace)]
+        """The rules of the project `workspace` is in (every section naming it, merged)."""
+        found = [p for p in self.projects if names_project(p.path, workspace)]
         return ProjectRules(
-            project_key(workspace), found[0].line if found else 0,
+            project_root(workspace), found[0].line if found else 0,
             tuple(r for p in found for r in p.allow), tuple(r for p in found for r in p.deny),
             tuple(r for p in found for r in p.ask), all(p.complete for p in found))
 
