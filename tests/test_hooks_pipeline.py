@@ -198,7 +198,7 @@ def test_an_untrusted_projects_hooks_never_run(cli: CLI, tmp_path: Path, ws: Pat
                                   "[{type: command, command: 'touch pwned2'}]\n")
     run = cli("-p", "go", "-m", script(tmp_path, "ls"), "--output-format", "json")
     assert not (ws / "pwned").exists() and not (ws / "pwned2").exists()
-    assert "hooks ignored: it runs code and this project's agent.yml is not trusted" in run.err
+    assert "1 setting ignored because this project's agent.yml is not trusted (hooks)" in run.err
     assert json.loads(run.out)["calls"][0]["source"] == "autonomy"
 
 
