@@ -78,6 +78,7 @@ class Agent:
         self.model, self.executor = model, executor
         self.system_prompt, self.max_iterations = system_prompt, max_iterations
         self.messages: list[Message] = []
+        self._started_context = ""  # what SessionStart hooks said, for the first message
         self.bus: EventBus = executor.events
         self._recorder = Recorder()
         self.bus.subscribe(self._recorder)
@@ -180,9 +181,10 @@ class Agent:
         hooks = self.executor.session.hooks
         if not hooks:
             return self._loop(text, on_text, on_turn_end)
-        started, notes = hooks.session_start()
+        self.start()
+        started, self._started_context = self._started_context, ""
         gate = hooks.prompt(text)
-        self._say(*notes, *gate.notes)
+        self._say(*gate.notes)
         if gate.blocked is not None:  # the prompt is dropped: the model never sees it
             return RunResult("", STOPPED, (), Usage(), gate.blocked)
         extra = "\n\n".join(part for part in (started, gate.context) if part)
@@ -199,6 +201,16 @@ class Agent:
             result = replace(more, records=result.records + more.records,
                              usage=result.usage + more.usage)
         return result
+
+    def start(self) -> None:
+        """Run the SessionStart hooks now, as a session starts (docs/SPEC.md §7.2): the REPL
+        calls it before its first prompt. Their context joins the first message; `send`
+        starts the session itself when nobody did. Runs them once."""
+        hooks = self.executor.session.hooks
+        if hooks:
+            context, notes = hooks.session_start()
+            self._started_context += context
+            self._say(*notes)
 
     def _say(self, *lines: str, warning: bool = False) -> None:
         for line in lines:

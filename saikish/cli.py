@@ -229,6 +229,7 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
     agent.subscribe(collected)
     if args.output_format == "stream-json":
         agent.subscribe(StreamJson(io.stdout))
+    agent.start()  # SessionStart hooks, before anything else runs (§7.2)
     result = agent.send(prompt)
     late = agent.registry.notices()  # e.g. an MCP server that crashed after the last turn
     _warn(io, late)

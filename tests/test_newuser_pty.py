@@ -34,3 +34,14 @@ def test_model_demo_never_runs_in_the_project(shells: list[Shell], ws: Path,
     s.expect("Fine.")
     assert s.quit() == 0
     assert (ws / "notes.md").read_text(encoding="utf-8") == "my own notes\n"
+
+
+def test_session_start_hooks_run_when_the_repl_starts(shells: list[Shell], ws: Path,
+                                                      tmp_path: Path) -> None:
+    config = tmp_path / "agent.yml"
+    config.write_text("hooks:\n  SessionStart:\n    - hooks:\n        - type: command\n"
+                      "          command: \"echo \\\"$SAIKISH_PROJECT_DIR\\\" > started.txt\"\n",
+                      encoding="utf-8")
+    s = start(shells, QUIET, tmp_path, "-c", str(config))
+    assert (ws / "started.txt").read_text(encoding="utf-8") == f"{ws}\n"  # nothing sent yet
+    assert s.quit(at_prompt=True) == 0

@@ -53,6 +53,7 @@ class Repl:
         _warm_sdk(self.spec.provider)  # import the SDK while the person types
         prompt = self._prompt_session()
         self._banner()
+        self.agent.start()  # SessionStart hooks run as the session starts (§7.2)
         while True:
             for notice in self.agent.registry.notices():  # e.g. an MCP server that failed
                 self.say(inert(notice), "yellow")  # a server's stderr is in it: made visible
