@@ -77,11 +77,13 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,
 def _dispatch(argv: list[str], io: Streams) -> int:
     from saikish.errors import SaikishError
 
-    if argv and argv[0] in SUBCOMMANDS:
+    parser = build_parser()
+    split = subcommand_of(argv, parser)
+    if split is not None:
         from saikish.subcommands import run_subcommand
 
-        return run_subcommand(argv[0], argv[1:], io)
-    args = parse_args(build_parser(), argv, io)
+        return run_subcommand(split[0], split[1], io)
+    args = parse_args(parser, argv, io)
     if isinstance(args, int):
         return args
     _one_shot_only(args)
@@ -90,6 +92,27 @@ def _dispatch(argv: list[str], io: Streams) -> int:
     except SaikishError as exc:
         _print_error_json(args, str(exc), io)  # CI reads stdout as JSON even now
         raise
+
+
+def subcommand_of(argv: list[str], parser: argparse.ArgumentParser
+                  ) -> tuple[str, list[str]] | None:
+    """(subcommand, its argv) when argv names one, also after global options:
+    `saikish -c FILE check -- ls` is `saikish check -c FILE -- ls`. None for the REPL or -p.
+
+    An option's value is never taken for a subcommand (`saikish -p check` is a prompt).
+    """
+    # argparse keeps no public table of its options: this one says which take a value.
+    options = parser._option_string_actions
+    index = 0
+    while index < len(argv) and argv[index].startswith("-") and argv[index] != "--":
+        action = options.get(argv[index].split("=", 1)[0])
+        if action is None:
+            return None  # not ours: argparse says so
+        takes_value = action.nargs != 0 and "=" not in argv[index]
+        index += 2 if takes_value else 1
+    if index < len(argv) and argv[index] in SUBCOMMANDS:
+        return argv[index], [*argv[:index], *argv[index + 1:]]
+    return None
 
 
 def _one_shot_only(args: argparse.Namespace) -> None:
