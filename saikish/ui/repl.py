@@ -21,6 +21,7 @@ from saikish.ui.commands import COMMANDS, EXIT, run_command
 from saikish.ui.history import SafeHistory
 from saikish.ui.inert import inert
 from saikish.ui.render import MarkdownStream, error_line, usage_line
+from saikish.ui.terminal import echo_off
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -88,7 +89,8 @@ class Repl:
         """Run one message through the agent, streaming the answer."""
         stream = MarkdownStream(self.console)
         try:
-            result = self.agent.send(text, stream, on_turn_end=stream.close)
+            with echo_off(self.io.stdin):  # typed keys wait for the next prompt, unechoed
+                result = self.agent.send(text, stream, on_turn_end=stream.close)
         except KeyboardInterrupt:
             stream.close()
             self.say("cancelled", "yellow")
