@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from textwrap import shorten
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -105,7 +106,8 @@ def _mcp(repl: Repl, arg: str) -> None:
                 risk = tool.risk({}, repl.session.workspace)
                 changed = tool.definition_change() if tool.definition_change else None
                 table.add_row("  " + inert(tool.name), risk_label(risk),
-                              Text(inert(" ".join(tool.description.split())[:70]), style="dim"),
+                              Text(inert(shorten(tool.description, 70, placeholder=" …")),
+                                   style="dim"),
                               Text("changed since approved" if changed else "", style="red"))
             repl.console.print(table)
 
