@@ -14,7 +14,6 @@ file. A file that does not parse is never written.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from saikish.atomic import atomic_write
 from saikish.engine.rule_hints import never_matches
 from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import ConfigError, RuleError
+from saikish.filelock import exclusive
 from saikish.yamlfile import STD, check_tag, compose, is_null, line_of, plain, read_text
 
 __all__ = ["HEADER", "Allowlist", "AllowlistError", "AllowlistState", "ProjectRules",
@@ -135,18 +135,13 @@ class Allowlist:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[str]:
         target = self.target()
-        lock = target.with_name(target.name + ".lock")
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            handle = open(lock, "a")  # noqa: SIM115 - held across the yield
-        except OSError as exc:
-            raise AllowlistError(f"{self.path}: cannot lock: {exc.strerror or exc}") from None
-        with handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+        with contextlib.ExitStack() as held:
             try:
-                yield self._text(target)
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+                held.enter_context(exclusive(target))
+            except OSError as exc:
+                raise AllowlistError(f"{self.path}: cannot lock: {exc.strerror or exc}") \
+                    from None
+            yield self._text(target)
 
     def target(self) -> Path:
         """The file really written: a symlinked allowlist is edited where it points."""
