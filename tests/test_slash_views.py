@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 from rich.console import Console
 
@@ -35,7 +36,7 @@ def test_slash_mcp_cuts_a_description_at_a_word_and_says_so(tmp_path: Path) -> N
     assert LONG.startswith(kept) and LONG[len(kept)] == " ", shown  # whole words only
 
 
-ENTRIES = [
+ENTRIES: list[dict[str, Any]] = [
     {"time": "2026-11-22T15:14:55Z", "workspace": "/home/someone/projects/a-long-project-name",
      "tool": "bash", "arguments": {"command": "git status && npm install left-pad && rm -rf "
                                               "node_modules/.cache"},
