@@ -92,6 +92,7 @@ def test_keys_typed_while_a_command_runs_stay_out_of_the_transcript(
     (ws / "go").touch()
     s.expect("All done.")
     s.expect(PROMPT)
+    s.on_screen(f"{PROMPT} typed ahead")  # waiting at the next prompt
     shown = [line for line in s.screen() if line.strip()]
     # Kept for the next prompt, never written among the results.
     assert [line for line in shown if "typed ahead" in line and not line.startswith(PROMPT)] \
