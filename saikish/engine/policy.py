@@ -12,7 +12,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from saikish.engine import boundary
-from saikish.engine.bash.preparse import assessment_as_written
 from saikish.engine.bash.shell import (
     CATALOGUE,
     ESCALATORS,
@@ -22,6 +21,7 @@ from saikish.engine.bash.shell import (
     analyse,
     mentions_escalation,
 )
+from saikish.engine.bash.written import assessment_as_written
 from saikish.engine.boundary import read_concern
 from saikish.engine.commands.grammar import Parse, Word, parse
 from saikish.engine.commands.risk import (

@@ -16,15 +16,11 @@ rewrites each into an equivalent that bashlex reads, and never hides a command:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from saikish.types import Assessment
+from saikish.engine.bash.written import arithmetic_word
 
 PLACEHOLDER = "SAIKISH_HEREDOC_"
-# `$(( expr ))` is read as the run-time word `${SAIKISH_ARITH_<expr in hex>}`, which carries
-# what was written so that what the person sees can say it again (`as_written`).
-_ARITH = "SAIKISH_ARITH_"
-_ARITH_WORD = re.compile(r"\$\{SAIKISH_ARITH_([0-9a-f]*)\}")
 _HEREDOC_OP = re.compile(r"<<(-?)[ \t]*")
 _DELIMITER = re.compile(r"""(?:[^\s;&|<>()'"\\]|\\.|'[^']*'|"[^"]*")+""")
 _ARRAY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*\+?=)\(")
@@ -51,25 +47,6 @@ def preparse(text: str, first: int = 0) -> Preparsed:
     opaque: list[str] = []
     text = _Rewriter(text, opaque).run()
     return Preparsed(text, heredocs, tuple(opaque))
-
-
-def as_written(text: str) -> str:
-    """`text` (a word, a reason) with each `$(( ))` the preparse replaced shown as written."""
-    if _ARITH not in text:
-        return text
-    return _ARITH_WORD.sub(lambda m: "$((" + bytes.fromhex(m.group(1)).decode(
-        "utf-8", "surrogatepass") + "))", text)
-
-
-def assessment_as_written(assessment: Assessment) -> Assessment:
-    """The reason and the commands of `assessment` as the person wrote them (the rules it
-    proposes keep their words: a rule matches the words the engine reads)."""
-    if _ARITH not in repr((assessment.reason, assessment.commands)):
-        return assessment
-    commands = tuple(replace(c, argv=tuple(map(as_written, c.argv)),
-                             caveat=as_written(c.caveat) if c.caveat else c.caveat)
-                     for c in assessment.commands)
-    return replace(assessment, reason=as_written(assessment.reason), commands=commands)
 
 
 # -- here-documents -------------------------------------------------------------------
@@ -278,7 +255,7 @@ class _Rewriter:
             # bash evaluates array subscripts in arithmetic as code: a[$(cmd)], a['$x'].
             self.opaque.append("arithmetic that runs a command or evaluates a subscript")
         if replacement is None:
-            replacement = "${" + _ARITH + expr.encode("utf-8", "surrogatepass").hex() + "}"
+            replacement = arithmetic_word(expr)
         self.out.append(replacement)
         self.i = j
 
