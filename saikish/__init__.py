@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from saikish.approval import (
         ApprovalRequest,
         Approver,
+        AskReason,
         ConfirmHooks,
         DeadlineApprover,
         NoTerminalApprover,
@@ -45,8 +46,8 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "saikish.agent": ("Agent", "RunResult"),
-    "saikish.approval": ("ApprovalRequest", "Approver", "ConfirmHooks", "DeadlineApprover",
-                         "NoTerminalApprover"),
+    "saikish.approval": ("ApprovalRequest", "Approver", "AskReason", "ConfirmHooks",
+                         "DeadlineApprover", "NoTerminalApprover"),
     "saikish.errors": ("ConfigError", "ModelError", "RuleError", "SaikishError", "UsageError"),
     "saikish.events": ("CallDecided", "CallFinished", "CallProgress", "CallProposed",
                        "CallStarted", "ErrorOccurred", "Event", "EventBus", "FilesChanged",
@@ -60,7 +61,7 @@ _HOMES = {
 _WHERE = {name: module for module, names in _HOMES.items() for name in names}
 __all__ = [
     "__version__",
-    "Agent", "ApprovalRequest", "Approver", "Autonomy", "CallDecided", "CallFinished",
+    "Agent", "ApprovalRequest", "Approver", "AskReason", "Autonomy", "CallDecided", "CallFinished",
     "CallProgress", "CallProposed", "CallStarted", "ConfigError", "ConfirmHooks",
     "DeadlineApprover",
     "Decision", "ErrorOccurred", "Event", "EventBus", "FilesChanged", "Mode", "ModelError",

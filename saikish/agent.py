@@ -78,6 +78,7 @@ class Agent:
         self.model, self.executor = model, executor
         self.system_prompt, self.max_iterations = system_prompt, max_iterations
         self.messages: list[Message] = []
+        self._started_context = ""  # what SessionStart hooks said, for the first message
         self.bus: EventBus = executor.events
         self._recorder = Recorder()
         self.bus.subscribe(self._recorder)
@@ -180,9 +181,10 @@ class Agent:
         hooks = self.executor.session.hooks
         if not hooks:
             return self._loop(text, on_text, on_turn_end)
-        started, notes = hooks.session_start()
+        self.start()
+        started, self._started_context = self._started_context, ""
         gate = hooks.prompt(text)
-        self._say(*notes, *gate.notes)
+        self._say(*gate.notes)
         if gate.blocked is not None:  # the prompt is dropped: the model never sees it
             return RunResult("", STOPPED, (), Usage(), gate.blocked)
         extra = "\n\n".join(part for part in (started, gate.context) if part)
@@ -200,9 +202,19 @@ class Agent:
                              usage=result.usage + more.usage)
         return result
 
-    def _say(self, *lines: str) -> None:
+    def start(self) -> None:
+        """Run the SessionStart hooks now, as a session starts (docs/SPEC.md §7.2): the REPL
+        calls it before its first prompt. Their context joins the first message; `send`
+        starts the session itself when nobody did. Runs them once."""
+        hooks = self.executor.session.hooks
+        if hooks:
+            context, notes = hooks.session_start()
+            self._started_context += context
+            self._say(*notes)
+
+    def _say(self, *lines: str, warning: bool = False) -> None:
         for line in lines:
-            self.bus.publish(Notice(line))
+            self.bus.publish(Notice(line, warning))
 
     def _loop(self, text: str, on_text: TextSink, on_turn_end: Callable[[], None]) -> RunResult:
         self.messages.append(UserMessage(text))
@@ -210,7 +222,7 @@ class Agent:
         usage = Usage()
         last = Turn()
         for number in range(1, self.max_iterations + 1):
-            self._say(*self.registry.notices())  # e.g. an MCP server that failed meanwhile
+            self._say(*self.registry.notices(), warning=True)  # an MCP server that failed
             self.bus.publish(TurnStarted(number))
             try:
                 last = self._complete(on_text)

@@ -14,7 +14,6 @@ file. A file that does not parse is never written.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -32,18 +31,22 @@ from saikish.allowlist_text import (
     delete_rule,
     insert_rule,
     list_values,
+    names_project,
     project_key,
+    project_root,
     rule_yaml,
     same_dir,
 )
 from saikish.atomic import atomic_write
+from saikish.engine.rule_hints import never_matches
 from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import ConfigError, RuleError
+from saikish.filelock import exclusive
 from saikish.yamlfile import STD, check_tag, compose, is_null, line_of, plain, read_text
 
 __all__ = ["HEADER", "Allowlist", "AllowlistError", "AllowlistState", "ProjectRules",
-           "delete_rule", "insert_rule", "parse_state", "project_key", "read_state",
-           "rule_yaml", "same_dir"]
+           "delete_rule", "insert_rule", "names_project", "parse_state", "project_key",
+           "project_root", "read_state", "rule_yaml", "same_dir"]
 
 @dataclass(frozen=True)
 class ProjectRules:
@@ -71,10 +74,10 @@ class AllowlistState:
     projects: tuple[ProjectRules, ...] = ()
 
     def project(self, workspace: str) -> ProjectRules:
-        """The rules of the project at `workspace` (every section naming it, merged)."""
-        found = [p for p in self.projects if same_dir(p.path, workspace)]
+        """The rules of the project `workspace` is in (every section naming it, merged)."""
+        found = [p for p in self.projects if names_project(p.path, workspace)]
         return ProjectRules(
-            project_key(workspace), found[0].line if found else 0,
+            project_root(workspace), found[0].line if found else 0,
             tuple(r for p in found for r in p.allow), tuple(r for p in found for r in p.deny),
             tuple(r for p in found for r in p.ask), all(p.complete for p in found))
 
@@ -132,18 +135,13 @@ class Allowlist:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[str]:
         target = self.target()
-        lock = target.with_name(target.name + ".lock")
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            handle = open(lock, "a")  # noqa: SIM115 - held across the yield
-        except OSError as exc:
-            raise AllowlistError(f"{self.path}: cannot lock: {exc.strerror or exc}") from None
-        with handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+        with contextlib.ExitStack() as held:
             try:
-                yield self._text(target)
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+                held.enter_context(exclusive(target))
+            except OSError as exc:
+                raise AllowlistError(f"{self.path}: cannot lock: {exc.strerror or exc}") \
+                    from None
+            yield self._text(target)
 
     def target(self) -> Path:
         """The file really written: a symlinked allowlist is edited where it points."""
@@ -293,11 +291,15 @@ class _StateReader:
         for item in node.value:
             origin = f"{self.path}:{line_of(item)}"
             try:
-                rules.append(parse_rule(_value(item, self.path, section), origin))
-            except RuleError as exc:
+                rule = parse_rule(_value(item, self.path, section), origin)
+            except (RuleError, ConfigError) as exc:
                 self.errors.append(str(exc))
-            except ConfigError as exc:
-                self.errors.append(str(exc))
+                continue
+            problem = never_matches(rule)
+            if problem:  # said like a rule that does not parse: deny lists count as broken
+                self.errors.append(f"{origin}: {problem}")
+            else:
+                rules.append(rule)
         return rules
 
 

@@ -35,6 +35,27 @@ def same_dir(written: str, path: str) -> bool:
     return project_key(written) == project_key(path)
 
 
+def project_root(path: str) -> str:
+    """The project `path` is in: the nearest directory holding `.git` (a repository or a
+    worktree), else `path` itself; so `cd build && saikish` is the same project."""
+    start = project_key(path)
+    folder = start
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return start
+        folder = parent
+
+
+def names_project(written: str, workspace: str) -> bool:
+    """True when a `projects:` key is for `workspace`: its project's root, or the directory
+    itself (how sections were keyed before: they keep working, nothing is migrated)."""
+    key = project_key(written)
+    return key in (project_key(workspace), project_root(workspace))
+
+
 def rule_yaml(rule: Rule) -> str:
     """The rule as one line of YAML (a flow item)."""
     dumped = yaml.safe_dump([rule.to_yaml()], default_flow_style=True, width=10_000)

@@ -14,16 +14,27 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from saikish.reasons import AskReason, ask_reasons
 from saikish.tools.base import Tool
 from saikish.types import Assessment, Decision, Mode, Outcome, Source, ToolCall
 
 __all__ = [
-    "NO_TTY", "ApprovalRequest", "Approver", "ConfirmHook", "ConfirmHooks", "DeadlineApprover",
-    "Decision", "HookedApprover", "NoTerminalApprover", "Outcome", "Source", "Withdrawal",
+    "NO_TTY", "ApprovalRequest", "Approver", "AskReason", "ConfirmHook", "ConfirmHooks",
+    "DeadlineApprover", "Decision", "HookedApprover", "NoTerminalApprover", "Outcome", "Source",
+    "Withdrawal",
 ]
 
 NO_TTY = ("needs approval, but there is no terminal to ask. Run with --auto-approve or "
           "--auto-deny, or allow it in the allowlist (saikish allowlist add RULE).")
+# Questions that only a person answers: no flag, rule or /auto does (docs/SPEC.md §4.8, §7.2).
+PERSON_ONLY = {
+    AskReason.RULE: "an ask rule is the wish to see every such call, so neither "
+                    "--auto-approve nor an allow rule answers it",
+    AskReason.HOOK: "a hook that asks wants a person to look, so --auto-approve does not "
+                    "answer for them",
+    AskReason.CHANGED: "a changed tool is approved again by a person only, never by "
+                       "--auto-approve or a rule",
+}
 
 
 class Withdrawal:
@@ -93,6 +104,12 @@ class ApprovalRequest:
     # answer wins, and an approver that honours this stops asking once it is withdrawn.
     withdrawal: Withdrawal | None = None
 
+    @property
+    def reasons(self) -> tuple[AskReason, ...]:
+        """Why this call is asked, most serious first: what a program approving it weighs
+        (`(AskReason.READS,)` alone is a plain read inside the workspace)."""
+        return ask_reasons(self.call, self.assessment, self.workspace, self.tool, self.message)
+
 
 class Approver(Protocol):
     """Asks the person about one call (docs/SPEC.md §4.1 step 7)."""
@@ -106,11 +123,14 @@ class NoTerminalApprover:
     """Step 7 without a terminal: reject hard, naming the ways out (never reads stdin)."""
 
     def ask(self, request: ApprovalRequest) -> Decision:
-        """Always a hard rejection with source no_tty."""
-        if request.assessment.forced:  # an ask rule, a changed MCP tool: only a person
-            return Decision.reject_hard(Source.NO_TTY, f"{request.assessment.reason}; only a "
-                                                       f"person can approve it, in the REPL")
-        if request.mode is Mode.AUTO_APPROVE:
+        """Always a rejection: hard with source no_tty, saying what could answer instead;
+        soft under --auto-approve for a call that needs a person (docs/SPEC.md §4.1)."""
+        forced = next((r for r in request.reasons if r in PERSON_ONLY), None)
+        if request.assessment.forced and forced is not None:
+            why = PERSON_ONLY[forced]
+            return Decision.reject_hard(Source.NO_TTY, f"{request.assessment.reason}: only a "
+                                        f"person can approve it, in the REPL ({why})")
+        if request.mode is Mode.AUTO_APPROVE and not request.assessment.forced:
             # The call needs a person (network, outside the workspace, git metadata...):
             # --auto-approve answers for what runs verified or contained, never for this.
             return Decision.reject_soft(Source.MODE, f"{request.assessment.reason}: it needs "

@@ -7,7 +7,6 @@ before the next entry, and skipped when read, so it never swallows its neighbour
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from saikish.errors import SaikishError
+from saikish.filelock import exclusive
 from saikish.types import Assessment, Decision, ToolCall
 from saikish.vocabulary import tier_name
 
@@ -169,8 +169,7 @@ class AuditLog:
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)  # rotation and append by one session at a time
+            with exclusive(self.path):  # rotation and append by one session at a time
                 if self.path.exists():
                     self._rotate_if_full(self.path.stat().st_size)
                 _append_line(self.path, line)

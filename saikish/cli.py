@@ -34,7 +34,9 @@ if TYPE_CHECKING:
     from saikish.subscribers import JsonResult
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_CLOSED_PIPE = 1  # stdout's reader went away: as Python's advice and rich's consoles
 EXIT_DENIED = 4  # --fail-on-deny: the run finished, but some call was rejected
+EXIT_WARNED = 5  # --fail-on-warning: the run finished, but with a warning (a failed server)
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 SUBCOMMANDS = ("check", "allowlist", "audit", "config", "trust", "undo", "acp")
 AUTONOMY_LEVELS = ("full-auto", "supervised", "cautious", "manual")
@@ -55,18 +57,13 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,
 
     try:
         with signals_end_the_run():
-            if argv and argv[0] in SUBCOMMANDS:
-                from saikish.subcommands import run_subcommand
-
-                return run_subcommand(argv[0], argv[1:], io)
-            args = parse_args(build_parser(), argv, io)
-            if isinstance(args, int):
-                return args
-            try:
-                return run(args, io)
-            except SaikishError as exc:
-                _print_error_json(args, str(exc), io)  # CI reads stdout as JSON even now
-                raise
+            code = _dispatch(argv, io)
+            io.stdout.flush()  # a reader that went away shows here, not at exit
+            return code
+    except BrokenPipeError:
+        # `saikish ... | head -1`: nobody reads any more; end quietly, for every command.
+        _silence(io.stdout)
+        return EXIT_CLOSED_PIPE
     except SaikishError as exc:
         _say(io, str(exc))
         return exc.exit_code
@@ -76,6 +73,74 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,
     except Terminated as exc:
         _say(io, f"ended by {signal.Signals(exc.signum).name}")
         return 128 + exc.signum
+
+
+def _dispatch(argv: list[str], io: Streams) -> int:
+    from saikish.errors import SaikishError
+
+    parser = build_parser()
+    split = subcommand_of(argv, parser)
+    if split is not None:
+        from saikish.subcommands import run_subcommand
+
+        return run_subcommand(split[0], split[1], io)
+    args = parse_args(parser, argv, io)
+    if isinstance(args, int):
+        return args
+    _one_shot_only(args)
+    try:
+        return run(args, io)
+    except SaikishError as exc:
+        _print_error_json(args, str(exc), io)  # CI reads stdout as JSON even now
+        raise
+
+
+def subcommand_of(argv: list[str], parser: argparse.ArgumentParser
+                  ) -> tuple[str, list[str]] | None:
+    """(subcommand, its argv) when argv names one, also after global options:
+    `saikish -c FILE check -- ls` is `saikish check -c FILE -- ls`. None for the REPL or -p.
+
+    An option's value is never taken for a subcommand (`saikish -p check` is a prompt).
+    """
+    # argparse keeps no public table of its options: this one says which take a value.
+    options = parser._option_string_actions
+    index = 0
+    while index < len(argv) and argv[index].startswith("-") and argv[index] != "--":
+        action = options.get(argv[index].split("=", 1)[0])
+        if action is None:
+            return None  # not ours: argparse says so
+        takes_value = action.nargs != 0 and "=" not in argv[index]
+        index += 2 if takes_value else 1
+    if index < len(argv) and argv[index] in SUBCOMMANDS:
+        return argv[index], [*argv[:index], *argv[index + 1:]]
+    return None
+
+
+def _one_shot_only(args: argparse.Namespace) -> None:
+    """Flags that shape -p's output and exit code mean nothing to the REPL: say so."""
+    from saikish.errors import UsageError
+
+    if args.prompt is not None:
+        return
+    given = [flag for flag, on in (
+        (f"--output-format {args.output_format}", args.output_format != "text"),
+        ("--fail-on-deny", args.fail_on_deny), ("--fail-on-warning", args.fail_on_warning))
+        if on]
+    if given:
+        raise UsageError(f"{' and '.join(given)} shape{'s' if len(given) == 1 else ''} the "
+                         f"output of a one-shot run: add -p PROMPT (or -p - to read it "
+                         f"from stdin)")
+
+
+def _silence(stream: TextIO) -> None:
+    """What is still buffered for a closed pipe goes to /dev/null, so that Python's own
+    flush at exit has nothing to complain about."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):  # not a file (a test's StringIO)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
 
 
 def _say(io: Streams, text: str) -> None:
@@ -116,6 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--remote", nargs="?", const="", metavar="HOST:PORT",
                         help="also ask for approvals on a web page (docs/remote.md); "
                              "127.0.0.1 and a free port unless given")
+    parser.add_argument("--fail-on-warning", action="store_true",
+                        help=f"exit {EXIT_WARNED} when the run finished with a warning (an "
+                             f"MCP server that failed, a rule that matches nothing...)")
     parser.add_argument("--no-hooks", action="store_true",
                         help="run without the hooks of agent.yml (docs/SPEC.md §7.2)")
     parser.add_argument("--version", action="version", version=f"saikish {__version__}")
@@ -186,8 +254,8 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
         print("saikish: the prompt is empty", file=io.stderr)
         return EXIT_USAGE
     console = stream_console(io.stderr)
-    for line in rule_warnings(session):
-        print(f"saikish: warning: {line}", file=io.stderr)
+    rules = rule_warnings(session)
+    _warn(io, rules)
     agent = build_agent(config, spec, session, io, timeout_s(args, config), console=console)
     collected = JsonResult()
     agent.subscribe(collected)
@@ -197,19 +265,29 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
     remote = start_remote(agent, args.remote, timeout_s(args, config), io) \
         if args.remote is not None else None
     try:
+        agent.start()  # SessionStart hooks, before anything else runs (§7.2)
         result = agent.send(prompt)
     finally:
         if remote is not None:
             remote.close()
+    late = agent.registry.notices()  # e.g. an MCP server that crashed after the last turn
+    _warn(io, late)
     # Warnings as they stand at the end: an allowlist may break mid-run (§4.8).
-    collected.warnings[:0] = list(session.warnings())
+    collected.warnings[:0] = [*session.warnings(), *rules]
+    collected.warnings.extend(late)
     # A stop reason is the stopped call's feedback, and an error has its own key.
     if result.message and result.exit_reason in ("finished", "max_iterations"):
         collected.warnings.append(result.message)
     _print_result(args.output_format, result, collected, io)
     if result.message:
         print(f"saikish: {result.message}", file=io.stderr)
-    return exit_code(result, collected.calls if args.fail_on_deny else ())
+    return exit_code(result, collected.calls if args.fail_on_deny else (),
+                     collected.warnings if args.fail_on_warning else ())
+
+
+def _warn(io: Streams, lines: list[str]) -> None:
+    for line in lines:
+        print(f"saikish: warning: {line}", file=io.stderr)
 
 
 def _print_result(output_format: str, result: RunResult, collected: JsonResult,
@@ -241,9 +319,10 @@ def _print_error_json(args: argparse.Namespace, message: str, io: Streams) -> No
     print(json.dumps(data, ensure_ascii=False), file=io.stdout)
 
 
-def exit_code(result: RunResult, calls: Any = ()) -> int:
+def exit_code(result: RunResult, calls: Any = (), warnings: Any = ()) -> int:
     """docs/SPEC.md §8: 0 finished, 1 failure, 3 stopped, 130 Ctrl-C during a call;
-    4 finished with a rejection (--fail-on-deny)."""
+    4 finished with a rejection (--fail-on-deny), 5 finished with a warning
+    (--fail-on-warning)."""
     from saikish.vocabulary import ERROR, FINISHED, MAX_ITERATIONS, STOPPED
 
     if result.interrupted:
@@ -251,7 +330,9 @@ def exit_code(result: RunResult, calls: Any = ()) -> int:
     code = {FINISHED: EXIT_OK, STOPPED: EXIT_STOPPED, ERROR: EXIT_FAILURE,
             MAX_ITERATIONS: EXIT_FAILURE}[result.exit_reason]
     rejected = any(c["decision"] in ("rejected_soft", "rejected_hard") for c in calls)
-    return EXIT_DENIED if code == EXIT_OK and rejected else code
+    if code == EXIT_OK and rejected:
+        return EXIT_DENIED
+    return EXIT_WARNED if code == EXIT_OK and warnings else code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -83,11 +83,6 @@ class Ignored:
     # The value as the file wrote it, shortened, for the trust question.
     shown: str = ""
 
-    def line(self) -> str:
-        """The one-line warning: which setting, why, and how to trust the file."""
-        return (f"{self.origin}: {self.key} ignored: it {self.why} and this project's "
-                f"agent.yml is not trusted (review it, then run 'saikish trust')")
-
 
 @dataclass(frozen=True)
 class Config:
@@ -117,8 +112,16 @@ class Config:
     files: tuple[Path, ...] = ()
 
     def warnings(self) -> tuple[str, ...]:
-        """The one-line warnings this config owes the person (ignored project settings)."""
-        return tuple(item.line() for item in self.ignored)
+        """The one-line warning this config owes the person: how many settings of an
+        untrusted project file were ignored, and where to see them (one line, not one each)."""
+        if not self.ignored:
+            return ()
+        count = len(self.ignored)
+        keys = ", ".join(dict.fromkeys(item.key for item in self.ignored))
+        where = self.ignored[0].origin.rpartition(":")[0] or self.ignored[0].origin
+        return (f"{where}: {count} setting{'s' if count > 1 else ''} ignored because this "
+                f"project's agent.yml is not trusted ({keys}); 'saikish trust --show' says "
+                f"what each would change; review the file, then run 'saikish trust'",)
 
     def secrets(self) -> tuple[str, ...]:
         """The credential values saikish holds, which no child process may see (§4.8)."""

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from saikish.engine.rule_hints import never_matches
 from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import ConfigError, RuleError
 from saikish.hook_config import read_hooks
@@ -173,8 +174,12 @@ class _Reader:
         for item in node.value:
             origin = self.origin(item)
             try:
-                out.append(parse_rule(plain(item, self.path, key), origin))
+                rule = parse_rule(plain(item, self.path, key), origin)
             except RuleError as exc:
                 message = str(exc).removeprefix(f"{origin}: ")
                 raise self.fail(item, key, message) from None
+            problem = never_matches(rule)
+            if problem:  # a deny rule that never matches denies nothing: never silent
+                raise self.fail(item, key, problem)
+            out.append(rule)
         return tuple(out)

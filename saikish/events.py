@@ -134,10 +134,15 @@ class RetryNotice:
 
 @dataclass(frozen=True)
 class Notice:
-    """A one-line remark for the person (e.g. where an "always" rule was saved)."""
+    """A one-line remark for the person (e.g. where an "always" rule was saved).
+
+    A `warning` is something the run could not do as configured (an MCP server that
+    failed): headless runs list it under `warnings` (docs/events.md).
+    """
 
     kind: ClassVar[str] = "notice"
     text: str
+    warning: bool = False
 
 
 @dataclass(frozen=True)

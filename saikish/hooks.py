@@ -102,11 +102,11 @@ class Gate:
             if mode is Mode.AUTO_DENY:
                 return replace(assessment, verdict=Verdict.REJECT, source=Source.HOOK,
                                reason=f"{self.reason}; --auto-deny asks nobody", rule=self.rule)
-            # No "always": an allow rule could never lift a hook's ask. Forced: the hook
-            # wants a person to look, so no flag and no /auto budget answers it (§4.1).
-            return replace(assessment, verdict=Verdict.ASK, source=Source.UNDECIDED,
-                           reason=self.reason, rule=self.rule, proposed_rules=(),
-                           forced=True, contained=False)
+            # No "always": an allow rule could never lift a hook's ask; and no flag or /auto
+            # answers it: forced, like an ask rule (docs/SPEC.md §4.1 step 3).
+            return replace(assessment, verdict=Verdict.ASK, source=Source.HOOK,
+                           reason=self.reason, rule=self.rule, proposed_rules=(), forced=True,
+                           contained=False)
         # An ask rule or a changed MCP tool: only the person answers, never a hook.
         forced = verdict is Verdict.ASK and assessment.forced
         if self.permission == "allow" and not forced:

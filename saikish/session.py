@@ -8,7 +8,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from saikish.allowlist import Allowlist, AllowlistError, AllowlistState, ProjectRules
+from saikish.allowlist import (
+    Allowlist,
+    AllowlistError,
+    AllowlistState,
+    ProjectRules,
+    project_root,
+)
 from saikish.audit import AuditLog
 from saikish.config import Config
 from saikish.engine.policy import Context, RuleSet
@@ -189,7 +195,7 @@ class Session:
         scopes = {self._scope_of(parse_rule(text, "always"), scope) for text in rules}
         if scopes == {None}:
             return "remember saves for every project"
-        return f"remember saves for this project ({self.workspace})" + \
+        return f"remember saves for this project ({project_root(self.workspace)})" + \
             ("; some for every project" if None in scopes else "")
 
     def remember(self, rules: Sequence[str], persist: bool,
@@ -227,7 +233,7 @@ class Session:
         """The project path a rule is saved under, or None for the global lists."""
         if scope is Scope.GLOBAL and not relative_path_rule(rule):
             return None
-        return self.workspace
+        return project_root(self.workspace)
 
     def _add_session(self, rules: Sequence[Rule]) -> None:
         known = {r.text for r in self.session_rules}

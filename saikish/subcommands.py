@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from saikish import paths
-from saikish.allowlist import HEADER, Allowlist, read_state
+from saikish.allowlist import HEADER, Allowlist, project_root, read_state
 from saikish.app import Streams, parse_args
 from saikish.engine.policy import Context, decide
-from saikish.engine.rule_hints import claude_code_hint, unknown_tool_warnings
-from saikish.engine.rules import PATH_ARGS, Rule, parse_rule
+from saikish.engine.rule_hints import claude_code_hint, never_matches, unknown_tool_warnings
+from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import RuleError, UsageError
 from saikish.session import Session, relative_path_rule
 from saikish.tools import builtin_tools
@@ -134,9 +134,13 @@ def _rules(texts: Iterable[str], flag: str) -> list[Rule]:
     rules = []
     for text in texts:
         try:
-            rules.append(parse_rule(text, flag))
+            rule = parse_rule(text, flag)
         except RuleError as exc:
             raise UsageError(f"{exc}{claude_code_hint(text)}") from None
+        problem = never_matches(rule)
+        if problem:
+            raise UsageError(f"{flag}: {problem}")
+        rules.append(rule)
     return rules
 
 
@@ -209,7 +213,8 @@ def undo_possible(workspace: str) -> str | None:
 
 
 def _check_batch(source: str, judge: _Judge, io: Streams) -> str:
-    """One JSON line per command; returns the strictest decision ('allow' for none)."""
+    """One JSON line per command (blank lines and comments are none); returns the strictest
+    decision ('allow' for none)."""
     if source == "-":
         lines: Iterable[str] = io.stdin
     else:
@@ -221,6 +226,8 @@ def _check_batch(source: str, judge: _Judge, io: Streams) -> str:
     worst = "allow"
     for line in lines:
         command = line.rstrip("\n")
+        if not command.strip() or command.lstrip().startswith("#"):
+            continue  # as a shell reads a script: nothing to run
         assessment = judge.decide(ToolCall("check", "bash", {"command": command}))
         record = check_json(assessment)
         record["command"] = command
@@ -318,7 +325,11 @@ def allowlist(argv: list[str], io: Streams) -> int:
 
 
 def _scope(args: argparse.Namespace, rule: Rule) -> tuple[str | None, str]:
-    """(project path or None for global, the words saying why) for add and remove."""
+    """(project path or None for global, the words saying why) for add and remove.
+
+    This project by default, as the box's "Always (remember)" does; a project is named
+    by its repository root, so a subdirectory is the same project (§4.5).
+    """
     if args.scope_global:
         if relative_path_rule(rule):
             raise UsageError(f"{rule} names a relative path, which means something only in "
@@ -328,12 +339,11 @@ def _scope(args: argparse.Namespace, rule: Rule) -> tuple[str | None, str]:
         where = os.path.abspath(args.project or os.getcwd())
         if not os.path.isdir(where):
             raise UsageError(f"--project {args.project}: no such directory")
-        return where, f"project {where}"
-    if any(key in PATH_ARGS for key, _ in rule.when) or relative_path_rule(rule):
-        return os.getcwd(), f"project {os.getcwd()} (path rules default to the current " \
-                            f"project; --global for every project)"
-    return None, "every project (the default for rules without a path; --project for " \
-                 "this one only)"
+        root = project_root(where)
+        return root, f"project {root}"
+    root = project_root(os.getcwd())
+    return root, f"project {root} (the default, as for 'always' in the box; --global for " \
+                 f"every project)"
 
 
 def _add(allowlist: Allowlist, rule: Rule, project: str | None, where: str,
@@ -349,6 +359,10 @@ def _remove(allowlist: Allowlist, rule: Rule, project: str | None, where: str,
             args: argparse.Namespace, io: Streams) -> int:
     if allowlist.remove(rule.text, project):
         print(f"removed from {where}: {rule}", file=io.stdout)
+        return 0
+    exact = os.path.abspath(args.project or os.getcwd())  # a section keyed before §4.5's roots
+    if project is not None and project != exact and allowlist.remove(rule.text, exact):
+        print(f"removed from project {exact}: {rule}", file=io.stdout)
         return 0
     print(f"no rule {rule} for {where} in {allowlist.path}", file=io.stdout)
     return 1

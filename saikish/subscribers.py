@@ -17,6 +17,7 @@ from saikish.events import (
     CallProposed,
     Event,
     FilesChanged,
+    Notice,
     RunEnded,
     Subscriber,
 )
@@ -77,6 +78,8 @@ class JsonResult:
             self._update(event.call.id, self._finished(event))
         elif isinstance(event, FilesChanged):
             self._update(event.call.id, {"files_changed": files_fields(event)})
+        elif isinstance(event, Notice) and event.warning:
+            self.warnings.append(event.text)
         elif isinstance(event, RunEnded):
             self.end = event
 

@@ -44,7 +44,8 @@ FINISHED, STOPPED, MAX_ITERATIONS, ERROR = "finished", "stopped", "max_iteration
 EXIT_REASONS = (FINISHED, STOPPED, MAX_ITERATIONS, ERROR)
 EXCERPT_CHARS, EXCERPT_LINES = 400, 8
 PATHS_SHOWN = 100  # per list of a files_changed event; the checkpoint keeps them all
-_EXIT_CODE = re.compile(r"\[exit code (-?\d+)\]\s*$")
+# bash ends its output with this line; notes may follow it (the sandbox's, an edit's).
+_EXIT_CODE = re.compile(r"^\[exit code (-?\d+)\]$", re.MULTILINE)
 
 
 def risk_name(risk: Risk | None) -> str | None:
@@ -83,8 +84,18 @@ def decision_fields(decision: Decision, assessment: Assessment | None = None,
         "edited": edited,
         "feedback": decision.feedback,
         "risk": risk_name(assessment.risk) if assessment else None,
-        "reason": assessment.reason if assessment else None,
+        "reason": _reason(decision, assessment),
     }
+
+
+def _reason(decision: Decision, assessment: Assessment | None) -> str | None:
+    """Why: the policy's reason, unless the call was not run although the policy allowed it
+    (it asked to leave the sandbox, and nobody may answer): then the decision's own."""
+    if assessment is None:
+        return None
+    if assessment.verdict is Verdict.ALLOW and not decision.approved and decision.feedback:
+        return decision.feedback
+    return assessment.reason
 
 
 def call_fields(call: ToolCall) -> dict[str, Any]:
@@ -94,10 +105,16 @@ def call_fields(call: ToolCall) -> dict[str, Any]:
 
 def result_fields(result: ToolResult) -> dict[str, Any]:
     """is_error, exit_code (bash) and the first lines of the output."""
-    match = _EXIT_CODE.search(result.content)
-    return {"is_error": result.is_error,
-            "exit_code": int(match.group(1)) if match else None,
+    return {"is_error": result.is_error, "exit_code": bash_exit_code(result),
             "excerpt": excerpt(result.content)}
+
+
+def bash_exit_code(result: ToolResult) -> int | None:
+    """The exit code bash reported for a call, or None (another tool, or no run)."""
+    if result.name != "bash":
+        return None
+    codes = _EXIT_CODE.findall(result.content)
+    return int(codes[-1]) if codes else None  # the last: the command's own output is first
 
 
 def excerpt(text: str) -> str:
@@ -156,7 +173,7 @@ EVENT_FIELDS: dict[type, Callable[[Any], dict[str, Any]]] = {
     FilesChanged: lambda e: {"call": call_fields(e.call), **files_fields(e)},
     UsageReported: lambda e: usage_fields(e.usage),
     RetryNotice: lambda e: {"message": e.message, "attempt": e.attempt, "delay_s": e.delay_s},
-    Notice: lambda e: {"text": e.text},
+    Notice: lambda e: {"text": e.text, "warning": e.warning},
     ErrorOccurred: lambda e: {"message": e.message},
     TurnEnded: lambda e: {"text": e.text, "tool_calls": e.tool_calls},
     RunEnded: _run_ended,

@@ -118,7 +118,7 @@ def test_eight_concurrent_adds_lose_nothing(tmp_path: Path) -> None:
     path = Path(os.environ["SAIKISH_CONFIG_DIR"]) / "allowlist.yaml"
     path.parent.mkdir(parents=True)
     path.write_text("# shared by many sessions\nallow:\n  - read_file\n")
-    procs = [subprocess.Popen([sys.executable, "-m", "saikish", "allowlist", "add",
+    procs = [subprocess.Popen([sys.executable, "-m", "saikish", "allowlist", "add", "--global",
                                f"Bash(tool{n} *)"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE) for n in range(8)]
     assert all(p.wait(timeout=60) == 0 for p in procs)
@@ -135,7 +135,7 @@ def test_allowlist_subcommand(cli: Callable[..., Run]) -> None:
     assert cli("allowlist", "add", "--deny", "Bash(git push *)").code == 0
     shown = cli("allowlist", "show")
     assert "Bash(npm test *)" in shown.out and "Bash(git push *)" in shown.out
-    assert str(path) in shown.out and "allowlist.yaml:3" in shown.out  # where each comes from
+    assert str(path) in shown.out and "allowlist.yaml:5" in shown.out  # where each comes from
     assert cli("allowlist", "remove", "Bash(npm test *)").code == 0
     assert "npm test" not in path.read_text()
     bad = cli("allowlist", "add", "Bash()")

@@ -116,6 +116,21 @@ def test_always_never_offers_the_whole_machine_or_home(path: str, glob: str) -> 
     assert boundary.proposal_glob(path, WS, boundary.OUTSIDE) == expected
 
 
+@pytest.mark.parametrize("command", ["cat /proc/self/environ", None])
+def test_a_rule_for_proc_self_names_self_never_this_processs_pid(command: str | None) -> None:
+    the_call = call("bash", command=command) if command else \
+        call("read_file", path="/proc/self/environ")
+    found = decide(the_call, ctx())
+    assert found.verdict is Verdict.ASK
+    proposed = found.proposed_rules
+    assert proposed == ("read_file(path=/proc/self/environ)",), proposed
+    assert str(os.getpid()) not in proposed[0]
+    # ... and the rule then covers the same words, and nothing else of /proc.
+    allowed = ctx(allow=proposed)
+    assert decide(the_call, allowed).verdict is Verdict.ALLOW
+    assert decide(call("read_file", path="/proc/1/environ"), allowed).verdict is Verdict.ASK
+
+
 def test_the_proposed_directory_rule_then_allows_that_directory_only() -> None:
     rule = decide(call("read_file", path="/etc/hosts"), ctx()).proposed_rules[0]
     allowed = ctx(allow=(rule,))

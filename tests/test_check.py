@@ -67,6 +67,24 @@ def test_check_batch_from_stdin(cli: CLI) -> None:
     assert "would run contained, but the sandbox is off" in lines[2]["reason"]
 
 
+def test_check_batch_skips_blank_lines_and_comments_as_shells_do(cli: CLI) -> None:
+    script = "# the commands CI runs\n\nls\n   \n  # indented comment\necho hi  # trailing\n"
+    run = cli("check", "--batch", "-", "--exit-code", stdin=script)
+    assert run.code == 0  # a blank line used to be a reject (11)
+    lines = [json.loads(line) for line in run.out.splitlines()]
+    assert [(d["command"], d["decision"]) for d in lines] == [
+        ("ls", "allow"), ("echo hi  # trailing", "allow")]
+
+
+def test_check_shows_arithmetic_as_written(cli: CLI) -> None:
+    run = cli("check", "--json", "--", "echo $((1 + 2)) \"n=$((n*2))\"")
+    data = json.loads(run.out)
+    assert data["commands"][0]["argv"] == ["echo", "$((1 + 2))", "n=$((n*2))"]
+    asked = json.loads(cli("check", "--json", "--", "git $((x))").out)
+    assert "'$((x))' is built at run time" in asked["reason"]
+    assert "SAIKISH" not in json.dumps(asked)
+
+
 def test_check_needs_a_command(cli: CLI) -> None:
     assert cli("check").code == 2
 

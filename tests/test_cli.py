@@ -219,3 +219,21 @@ def test_python_dash_m_works() -> None:
     done = subprocess.run([sys.executable, "-m", "saikish", "--version"], capture_output=True,
                           text=True, check=True)
     assert done.stdout.startswith("saikish ")
+
+
+def test_global_options_may_come_before_a_subcommand(cli: Callable[..., Run],
+                                                     tmp_path: Path) -> None:
+    config = tmp_path / "agent.yml"
+    config.write_text("permissions:\n  allow: [Bash(make *)]\n", encoding="utf-8")
+    for argv in (("-c", str(config), "check", "--json", "--", "make all"),
+                 (f"--config={config}", "--autonomy", "manual", "check", "--json", "--",
+                  "make all")):
+        run = cli(*argv)
+        assert run.code == 0, run.err
+        assert json.loads(run.out)["rule"] == "Bash(make *)"
+    assert "allowlist.yaml" in cli("-c", str(config), "allowlist", "path").out
+    # An option's value is never a subcommand: this is a prompt that says "check".
+    model = tmp_path / "s.yml"
+    model.write_text("- text: a prompt, not a subcommand\n", encoding="utf-8")
+    run = cli("-m", f"script:{model}", "-p", "check")
+    assert (run.code, run.out) == (0, "a prompt, not a subcommand\n")

@@ -36,6 +36,24 @@ def test_embed_approves_read_only_calls_and_asks_about_the_rest(ws: Path,
     assert done.stdout.rstrip().endswith("-- finished")
 
 
+def test_embed_asks_about_reads_of_secrets_and_outside(ws: Path, tmp_path: Path) -> None:
+    """Read-only is not harmless: the approver asks why, and says it."""
+    (ws / ".env").write_text("TOKEN=x\n", encoding="utf-8")
+    (tmp_path / "s.yml").write_text(
+        "- tool_calls:\n"
+        "    - {name: read_file, arguments: {path: /etc/shadow}}\n"
+        "    - {name: read_file, arguments: {path: .env}}\n"
+        "    - {name: read_file, arguments: {path: .env}}\n"
+        "- text: Done.\n", encoding="utf-8")
+    done = run_example("embed.py", "-m", f"script:{tmp_path / 's.yml'}", "-w", str(ws), "go",
+                       stdin="n\nn\ny\n", cwd=ws)
+    assert done.returncode == 0, done.stderr
+    assert "[reads_outside] read_file reads /etc/shadow" in done.stdout
+    assert done.stdout.count("[secret] read_file reads .env") == 2
+    assert "[rejected_soft by user] read_file {\"path\": \"/etc/shadow\"}" in done.stdout
+    assert "[approved by user] read_file {\"path\": \".env\"}" in done.stdout
+
+
 def test_custom_tool_asks_for_the_tool_and_from_inside_it(ws: Path) -> None:
     done = run_example("custom_tool.py", stdin="y\nn\n", cwd=ws)
     assert done.returncode == 0, done.stderr

@@ -109,8 +109,11 @@ def test_a_hanging_hook_is_killed_and_the_call_asked(cli: CLI, tmp_path: Path, w
                           flags=("--auto-approve",))
     assert (calls[0]["decision"], calls[0]["source"]) == ("rejected_hard", "no_tty")
     assert "timed out after 1s and was killed" in str(calls[0]["reason"])
-    lines = [line for line in run.err.splitlines() if "hang.sh" in line and "asking" in line]
-    assert len(lines) == 1 and "timed out after 1s and was killed: asking instead" in lines[0]
+    lines = [line for line in run.err.splitlines() if "asking instead" in line]
+    assert len(lines) == 1 and "hang.sh" in lines[0] and \
+        "timed out after 1s and was killed: asking instead" in lines[0]
+    # --auto-approve cannot answer a hook's question, and the rejection says why.
+    assert "so --auto-approve does not answer for them" in str(calls[0]["feedback"])
     assert (ws / "hang.started").exists()
 
 
@@ -119,6 +122,7 @@ def test_bad_json_fails_closed(cli: CLI, tmp_path: Path) -> None:
     run, calls = run_json(cli, tmp_path, config(tmp_path, hook), "ls")
     assert (calls[0]["decision"], calls[0]["source"]) == ("rejected_hard", "no_tty")
     assert "printed output that is not valid JSON" in str(calls[0]["reason"])
+    # The failure is said once; the rejection names the hook again, saying who asked.
     assert sum("bad.sh" in line and "asking instead" in line
                for line in run.err.splitlines()) == 1
 
@@ -198,7 +202,7 @@ def test_an_untrusted_projects_hooks_never_run(cli: CLI, tmp_path: Path, ws: Pat
                                   "[{type: command, command: 'touch pwned2'}]\n")
     run = cli("-p", "go", "-m", script(tmp_path, "ls"), "--output-format", "json")
     assert not (ws / "pwned").exists() and not (ws / "pwned2").exists()
-    assert "hooks ignored: it runs code and this project's agent.yml is not trusted" in run.err
+    assert "1 setting ignored because this project's agent.yml is not trusted (hooks)" in run.err
     assert json.loads(run.out)["calls"][0]["source"] == "autonomy"
 
 

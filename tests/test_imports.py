@@ -75,7 +75,11 @@ def test_the_layers_have_no_import_circles() -> None:
 
 def test_the_approval_seam_and_events_import_only_the_vocabulary() -> None:
     edges = graph()
-    assert edges["saikish.approval"] == {"saikish.types", "saikish.tools.base"}
+    assert edges["saikish.approval"] == {"saikish.types", "saikish.tools.base",
+                                         "saikish.reasons"}
+    # Why a call is asked is read off the policy's values: pure knowledge, no decisions.
+    assert edges["saikish.reasons"] == {"saikish.types", "saikish.tools.base",
+                                        "saikish.engine.boundary", "saikish.tools.sandbox"}
     assert edges["saikish.events"] == {"saikish.types"}
 
 

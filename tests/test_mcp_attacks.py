@@ -647,4 +647,5 @@ def test_an_untrusted_project_server_never_starts_nor_gets_keys(
     call = data["calls"][0]
     assert call["decision"] == "invalid" and "unknown tool 'mcp__fx__write_note'" in call["reason"]
     assert not (ws / "n.txt").exists() and _running(marker) == []
-    assert "mcpServers ignored" in data["_stderr"]
+    assert "ignored because this project's agent.yml is not trusted (mcpServers, " \
+           "permissions.allow)" in data["_stderr"]

@@ -282,7 +282,8 @@ def test_an_untrusted_project_never_starts_its_servers(
     (ws / "agent.yml").write_text(Path(cfg).read_text())  # a cloned repository's agent.yml
     model = calls_script(tmp_path, ("mcp__fx__echo", {"text": "hi"}))
     data = run_json(cli, "-m", model, "-p", "go")
-    assert "mcpServers" in data["_stderr"] and "runs code" in data["_stderr"]
+    assert "ignored because this project's agent.yml is not trusted (mcpServers" \
+        in data["_stderr"]
     assert data["calls"][0]["decision"] == "invalid"  # no such tool: nothing was started
     assert _running(tag) == []
 

@@ -144,9 +144,9 @@ def test_show_groups_by_scope_marks_this_project_and_reports_vanished_ones(
 
 def test_add_and_remove_say_which_scope(cli: CLI, ws: Path, tmp_path: Path) -> None:
     run = cli("allowlist", "add", "write_file(path=docs/**)")
-    assert f"added to allow for project {ws} (path rules default" in run.out
+    assert f"added to allow for project {ws} (the default" in run.out
     run = cli("allowlist", "add", "Bash(npm test *)")
-    assert "added to allow for every project (the default" in run.out
+    assert f"added to allow for project {ws} (the default, as for" in run.out
     run = cli("allowlist", "add", "--project", "Bash(make *)")
     assert f"added to allow for project {ws}:" in run.out
     other = tmp_path / "other"
@@ -156,9 +156,9 @@ def test_add_and_remove_say_which_scope(cli: CLI, ws: Path, tmp_path: Path) -> N
     run = cli("allowlist", "add", "--global", "write_file(path=docs/**)")
     assert run.code == 2 and "relative path" in run.err
     assert cli("allowlist", "add", "--global", "write_file(path=/tmp/**)").code == 0
-    run = cli("allowlist", "remove", "Bash(make *)")
+    run = cli("allowlist", "remove", "--global", "Bash(make *)")
     assert run.code == 1 and "for every project" in run.out
-    assert cli("allowlist", "remove", "--project", "Bash(make *)").code == 0
+    assert cli("allowlist", "remove", "Bash(make *)").code == 0
     check = json.loads(cli("check", "--json", "--tool", "write_file", "--args",
                            '{"path": "docs/a.md", "content": "x"}').out)
     assert (check["decision"], check["rule"]) == ("allow", "write_file(path=docs/**)")
@@ -201,3 +201,58 @@ def test_the_box_says_where_remember_saves_before_it_is_chosen(ws: Path) -> None
                                                                          str(ws)))
     demo = make_session(args, Config(), str(ws), demo=True)
     assert "demo: 'always' is kept in memory, never saved" in box(demo)
+
+
+def git_repo(path: Path) -> Path:
+    """`path` made a git repository by git itself, with a subdirectory `build`."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    (path / "build").mkdir()
+    return path
+
+
+def test_allowlist_add_and_always_both_default_to_this_project(cli: CLI, ws: Path) -> None:
+    run = cli("allowlist", "add", "Bash(make *)")
+    assert f"added to allow for project {ws}" in run.out
+    note = Session(Config(), str(ws), allowlist=Allowlist(
+        Path(os.environ["SAIKISH_CONFIG_DIR"]) / "allowlist.yaml")).remember(["Bash(ls *)"], True)
+    assert f"Bash(ls *) for this project ({ws})" in note
+    assert cli("allowlist", "add", "--global", "Bash(npm test *)").code == 0
+    from saikish.allowlist import read_state
+
+    state = read_state(Path(os.environ["SAIKISH_CONFIG_DIR"]) / "allowlist.yaml")
+    assert [r.text for r in state.allow] == ["Bash(npm test *)"]
+    assert [r.text for r in state.project(str(ws)).allow] == ["Bash(make *)", "Bash(ls *)"]
+
+
+def test_project_rules_are_keyed_on_the_repository_root(
+        cli: CLI, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    git_repo(ws)
+    monkeypatch.chdir(ws / "build")
+    added = cli("allowlist", "add", "Bash(make *)")
+    assert f"added to allow for project {ws} " in added.out  # the root, not build/
+    session = Session(Config(), str(ws / "build"), allowlist=Allowlist(
+        Path(os.environ["SAIKISH_CONFIG_DIR"]) / "allowlist.yaml"))
+    assert f"{ws}" in session.remember(["Bash(ls *)"], True)
+    monkeypatch.chdir(ws)  # `cd build && saikish` and `saikish` see the same rules
+    for where in (ws, ws / "build"):
+        monkeypatch.chdir(where)
+        check = json.loads(cli("check", "--json", "--", "make all").out)
+        assert (check["decision"], check["rule"]) == ("allow", "Bash(make *)"), where
+
+
+def test_a_section_keyed_on_a_subdirectory_keeps_working(
+        cli: CLI, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    git_repo(ws)
+    path = Path(os.environ["SAIKISH_CONFIG_DIR"]) / "allowlist.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"projects:\n  {ws / 'build'}:\n    allow: [Bash(make *)]\n",
+                    encoding="utf-8")
+    monkeypatch.chdir(ws / "build")
+    check = json.loads(cli("check", "--json", "--", "make all").out)
+    assert (check["decision"], check["rule"]) == ("allow", "Bash(make *)")
+    assert path.read_text(encoding="utf-8").count("projects:") == 1  # nothing migrated
+    removed = cli("allowlist", "remove", "Bash(make *)")
+    assert (removed.code, removed.out) == (0, f"removed from project {ws / 'build'}: "
+                                              f"Bash(make *)\n")

@@ -82,12 +82,16 @@ def test_a_repository_trying_every_loosening_key_at_once_gets_none(
     # The second call is never reached after the first stops the batch.
     assert [c["decision"] for c in data["calls"]] == ["rejected_hard", "not_run"]
     assert not (ws / "hooked").exists() and not (ws / "mcp").exists()
-    lines = [line for line in run.err.splitlines() if " ignored: " in line]
-    assert len(lines) == len(IGNORED)  # one line per setting, each once
-    for key, (line, why) in IGNORED.items():
-        [hit] = [x for x in lines if f"agent.yml:{line}: {key} ignored: it {why}" in x]
-        assert "run 'saikish trust'" in hit
+    lines = [line for line in run.err.splitlines() if " ignored " in line]
+    # One line with the count, not one per setting; trust --show says what each would do.
+    assert lines == [f"saikish: {ws / 'agent.yml'}: {len(IGNORED)} settings ignored because "
+                     f"this project's agent.yml is not trusted ({', '.join(IGNORED)}); "
+                     f"'saikish trust --show' says what each would change; review the file, "
+                     f"then run 'saikish trust'"]
     assert data["warnings"] == [line.removeprefix("saikish: ") for line in lines]
+    shown = cli("trust", "--show").out
+    for key, (line, why) in IGNORED.items():
+        assert f"agent.yml:{line}: {key}: " in shown and why in shown
     assert "sk-planted" not in run.err  # the planted value is named by key, not echoed
 
 
@@ -145,7 +149,8 @@ def test_trust_applies_the_file_until_it_changes(cli: CLI, ws: Path) -> None:
     assert "trust revoked" in cli("trust", "--revoke").out
     run = cli("check", "--json", "--", "git push origin main")
     assert json.loads(run.out)["decision"] == "ask"
-    assert "permissions.allow ignored" in run.err
+    assert "1 setting ignored because this project's agent.yml is not trusted " \
+           "(permissions.allow)" in run.err
     assert json.loads(run.out)["warnings"] == [run.err.strip().removeprefix("saikish: ")]
 
 

@@ -57,10 +57,10 @@ def test_answering_no_keeps_the_settings_ignored_and_is_remembered(ws: Path,
     child.expect_exact(QUESTION)
     child.send("\r")  # Enter: the default is No
     child.expect_exact("not trusted")
-    child.expect_exact("toolConfirmation.mode ignored")
+    child.expect_exact("1 setting ignored")
     assert quit_repl(child) == 0
     child, log = spawn(tmp_path)
-    child.expect_exact("toolConfirmation.mode ignored")  # still said, no longer asked
+    child.expect_exact("1 setting ignored")  # still said, no longer asked
     assert quit_repl(child) == 0
     assert QUESTION not in log.getvalue()
 

@@ -121,7 +121,13 @@ def proposal_glob(path: str, workspace: str, concern: str) -> str:
     directory itself when the call names one, else everything below the
     file's directory.
     """
-    full, root = resolve(path, workspace), os.path.realpath(workspace)
+    root = os.path.realpath(workspace)
+    full, written_root = os.path.abspath(os.path.join(workspace, os.path.expanduser(path))), \
+        os.path.abspath(workspace)
+    if full == written_root or full.startswith(written_root.rstrip(os.sep) + os.sep):
+        full = resolve(path, workspace)  # inside by its words: named where its links lead
+    # Else as written, links not followed: a rule matches a path outside the workspace by
+    # its words (rules.workspace_relative), and /proc/self must stay self, not a PID.
     if concern == SECRET:
         return os.path.relpath(full, root) if inside(path, workspace) else full
     directory = os.path.dirname(full)

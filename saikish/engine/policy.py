@@ -21,6 +21,7 @@ from saikish.engine.bash.shell import (
     analyse,
     mentions_escalation,
 )
+from saikish.engine.bash.written import assessment_as_written
 from saikish.engine.boundary import read_concern
 from saikish.engine.commands.grammar import Parse, Word, parse
 from saikish.engine.commands.risk import (
@@ -103,7 +104,7 @@ def decide(call: ToolCall, ctx: Context) -> Assessment:
     if problem:
         return Assessment(Verdict.INVALID, Risk.UNKNOWN, Source.INVALID, problem)
     if call.name == BASH:
-        return _decide_bash(str(call.arguments["command"]), ctx)
+        return assessment_as_written(_decide_bash(str(call.arguments["command"]), ctx))
     assert tool is not None
     return _decide_tool(call, tool, tool.risk(call.arguments, ctx.workspace), ctx)
 

@@ -8,11 +8,13 @@ into one line saying so, with the saikish spelling. Pure: returns text.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from saikish.engine.rules import Rule
+from saikish.tools.base import Tool
 
 # Claude Code tool name -> (saikish tool, its path argument, the family to name in the hint).
 CLAUDE_CODE_TOOLS: dict[str, tuple[str, str, str]] = {
@@ -26,6 +28,8 @@ CLAUDE_CODE_TOOLS: dict[str, tuple[str, str, str]] = {
     "Grep": ("grep", "path", "saikish's read tools are read_file/list_files/grep"),
 }
 NO_EQUIVALENT = {"WebFetch", "WebSearch", "Task", "TodoWrite", "Agent"}
+# Argument names other tools give a path (Claude Code's file_path, notebook_path...).
+_PATH_LIKE = re.compile(r"path|file|dir|folder", re.IGNORECASE)
 _CALL_FORM = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\((.*)\)", re.DOTALL)
 
 
@@ -65,3 +69,33 @@ def _hint(tool: str, arguments: str | None) -> str:
             if tool in NO_EQUIVALENT else ""
     name, _, family = known
     return f"; {family}: use {name}({arguments})" if arguments else f"; {family}: use {name}"
+
+
+def argument_problem(rule: Rule, tools: Mapping[str, Tool]) -> str | None:
+    """Why `rule` can never match, when it names an argument its tool does not have.
+
+    Only rules for one of `tools` by its exact name are judged: a glob, an MCP tool or a
+    function tool added later may have arguments nobody can list here.
+    """
+    tool = tools.get(rule.tool)
+    if tool is None or not rule.when:
+        return None
+    known = list(tool.schema.get("properties", {}))
+    for key, _ in rule.when:
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.4) or \
+                (["path"] if "path" in known and _PATH_LIKE.search(key) else [])
+            hint = f"; did you mean {close[0]}?" if close else ""
+            return (f"rule '{rule.text}' names argument '{key}', which {rule.tool} does not "
+                    f"have, so it can never match{hint} ({rule.tool} takes "
+                    f"{', '.join(known)})")
+    return None
+
+
+def never_matches(rule: Rule) -> str | None:
+    """`argument_problem` against the built-in tools (loaded only for a rule with arguments)."""
+    if not rule.when:
+        return None
+    from saikish.tools import builtin_tools
+
+    return argument_problem(rule, builtin_tools())

@@ -12,7 +12,6 @@ beside the new one.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from saikish.atomic import atomic_write
+from saikish.filelock import exclusive
 
 Definition = Mapping[str, Any]
 FIELDS = ("description", "inputSchema", "annotations")
@@ -117,13 +117,8 @@ class Pins:
     @contextlib.contextmanager
     def _file_lock(self) -> Iterator[None]:
         """An exclusive lock on a file beside the record, across sessions."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_name(self.path.name + ".lock"), "a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with exclusive(self.path):
+            yield
 
     def _keep_broken(self) -> None:
         with contextlib.suppress(OSError):

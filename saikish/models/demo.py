@@ -24,6 +24,12 @@ def make_workspace() -> Path:
     return root
 
 
+def is_scratch(root: Path) -> bool:
+    """True for a workspace make_workspace made (the demo may write there, nowhere else)."""
+    return root.name.startswith("saikish-demo-") and \
+        root.resolve().parent == Path(tempfile.gettempdir()).resolve()
+
+
 def remove_workspace(root: Path) -> None:
     """Delete the demo workspace (only ever one made by make_workspace)."""
     if root.name.startswith("saikish-demo-"):

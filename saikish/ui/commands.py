@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from textwrap import shorten
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from saikish.engine.rule_hints import claude_code_hint, unknown_tool_warnings
+from saikish.engine.rule_hints import (
+    argument_problem,
+    claude_code_hint,
+    never_matches,
+    unknown_tool_warnings,
+)
 from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import RuleError, SaikishError
 from saikish.types import Autonomy, Mode
@@ -101,7 +107,8 @@ def _mcp(repl: Repl, arg: str) -> None:
                 risk = tool.risk({}, repl.session.workspace)
                 changed = tool.definition_change() if tool.definition_change else None
                 table.add_row("  " + inert(tool.name), risk_label(risk),
-                              Text(inert(" ".join(tool.description.split())[:70]), style="dim"),
+                              Text(inert(shorten(tool.description, 70, placeholder=" …")),
+                                   style="dim"),
                               Text("changed since approved" if changed else "", style="red"))
             repl.console.print(table)
 
@@ -250,6 +257,10 @@ def _rule(text: str, command: str, repl: Repl | None = None) -> Rule:
         rule = parse_rule(text, command)
     except RuleError as exc:
         raise ValueError(inert(f"{exc}{claude_code_hint(text)}")) from None
+    problem = argument_problem(rule, {t.name: t for t in repl.agent.tools}) if repl \
+        else never_matches(rule)
+    if problem:
+        raise ValueError(inert(problem))
     if repl is not None:  # /allow, /deny: a rule naming no tool would silently do nothing
         for warning in unknown_tool_warnings([rule], [t.name for t in repl.agent.tools]):
             repl.say(f"warning: {warning}", "yellow")

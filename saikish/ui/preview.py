@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from saikish.approval import ApprovalRequest
+from saikish.engine.bash.shell import Target, analyse
 from saikish.tools.files import apply_edit
 from saikish.types import CommandCheck, ToolCall
 from saikish.ui.inert import inert
@@ -119,7 +120,11 @@ def call_body(call: ToolCall, workspace: str, max_lines: int | None = MAX_LINES)
     """What the call will do, by tool: command, diff, content or arguments."""
     args = call.arguments
     if call.name == "bash":
-        return _syntax(show_padding(str(args.get("command", ""))), "bash", max_lines)
+        command = str(args.get("command", ""))
+        shown = _syntax(show_padding(command), "bash", max_lines)
+        files = [_heredoc_preview(target, body, workspace, max_lines)
+                 for target, body in analyse(command).heredoc_writes]
+        return Group(shown, *files) if files else shown
     if call.name == "write_file":
         return _write_preview(str(args.get("path", "")), str(args.get("content", "")),
                               workspace, max_lines)
@@ -170,6 +175,19 @@ def _write_preview(path: str, content: str, workspace: str,
     header = Text.assemble(("overwrite ", "bold yellow"), inert(path),
                            (f"  {diff_stat(old, content)}", "dim"))
     return Group(header, _diff(old, content, path, max_lines))
+
+
+def _heredoc_preview(target: Target, body: str, workspace: str,
+                     max_lines: int | None) -> RenderableType:
+    """`cat > f <<'EOF'` as the file write it is: new file, overwrite or append, with a diff
+    (docs/SPEC.md §4.7). cat writes each line of the body with its newline."""
+    content = body + "\n" if body else ""
+    if not target.append:
+        return _write_preview(target.path, content, workspace, max_lines)
+    old = read_text(Path(workspace, os.path.expanduser(target.path))) or ""
+    header = Text.assemble(("append to ", "bold yellow"), inert(target.path),
+                           (f"  {diff_stat(old, old + content)}", "dim"))
+    return Group(header, _diff(old, old + content, target.path, max_lines))
 
 
 def _edit_preview(args: Mapping[str, Any], workspace: str,

@@ -51,7 +51,7 @@ class ConsoleReporter:
             if changed is not None:
                 self.note(changed.line)
         elif isinstance(event, Notice):
-            self.note(event.text)
+            self.warn(event.text) if event.warning else self.note(event.text)
         elif isinstance(event, RetryNotice):
             self.note(event.message)
 
@@ -110,6 +110,12 @@ class ConsoleReporter:
     def note(self, text: str) -> None:
         """A remark about the call just decided (e.g. where its rule was saved), under it."""
         self.console.print(Text("  " + inert(text), style="dim"))
+
+    def warn(self, text: str) -> None:
+        """Something the run could not do as configured: a line of its own, prefixed as
+        saikish's other warnings are (a failed MCP server's reason holds its stderr)."""
+        self.console.print(Text("saikish: warning: " + inert(text), style="yellow"),
+                           soft_wrap=True)
 
 
 def _without_edit_note(content: str) -> tuple[str, bool]:

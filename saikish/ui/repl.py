@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
@@ -15,10 +16,12 @@ from rich.console import Console
 from rich.text import Text
 
 from saikish import __version__, paths
+from saikish.errors import UsageError
 from saikish.ui.commands import COMMANDS, EXIT, run_command
 from saikish.ui.history import SafeHistory
 from saikish.ui.inert import inert
 from saikish.ui.render import MarkdownStream, error_line, usage_line
+from saikish.ui.terminal import echo_off
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -74,6 +77,7 @@ class Repl:
         self._banner()
         if self.remote_at is not None:
             self.start_remote(self.remote_at)
+        self.agent.start()  # SessionStart hooks run as the session starts (§7.2)
         while True:
             for notice in self.agent.registry.notices():  # e.g. an MCP server that failed
                 self.say(inert(notice), "yellow")  # a server's stderr is in it: made visible
@@ -108,7 +112,8 @@ class Repl:
         """Run one message through the agent, streaming the answer."""
         stream = MarkdownStream(self.console)
         try:
-            result = self.agent.send(text, stream, on_turn_end=stream.close)
+            with echo_off(self.io.stdin):  # typed keys wait for the next prompt, unechoed
+                result = self.agent.send(text, stream, on_turn_end=stream.close)
         except KeyboardInterrupt:
             stream.close()
             self.say("cancelled", "yellow")
@@ -126,8 +131,13 @@ class Repl:
     def switch_model(self, text: str) -> None:
         """Use another model from now on (the conversation is kept)."""
         from saikish.models import load_model, parse_spec
+        from saikish.models.demo import is_scratch
 
         spec = parse_spec(text, self.config)
+        if spec.provider == "demo" and not is_scratch(Path(self.session.workspace)):
+            # Its script writes notes.md and deletes src/: only ever in its own directory.
+            raise UsageError("the demo works in a scratch directory of its own, never in "
+                             "this project: quit and run saikish -m demo")
         self.agent.model = load_model(spec, self.config)
         self.spec = spec
 

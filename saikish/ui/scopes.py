@@ -9,7 +9,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from saikish.allowlist import AllowlistState, ProjectRules, same_dir
+from saikish.allowlist import AllowlistState, ProjectRules, names_project, project_root
 from saikish.config import Config
 from saikish.engine.rules import Rule
 from saikish.ui.inert import inert
@@ -23,14 +23,14 @@ def scope_view(state: AllowlistState, config: Config, workspace: str,
     parts: list[RenderableType] = []
     parts += _group("config (agent.yml)", config.deny, config.ask, config.allow)
     parts += _group("global (every project)", state.deny, state.ask, state.allow)
-    current = [p for p in state.projects if same_dir(p.path, workspace)]
+    current = [p for p in state.projects if names_project(p.path, workspace)]
     others = [p for p in state.projects if p not in current]
     for project in current + others:
         parts += _group(_heading(project, project in current), project.deny, project.ask,
                         project.allow)
     if not current:
-        parts.append(Text(f"project {inert(workspace)} (current): no rules yet", style="dim",
-                          no_wrap=True, overflow="ignore"))
+        parts.append(Text(f"project {inert(project_root(workspace))} (current): no rules yet",
+                          style="dim", no_wrap=True, overflow="ignore"))
     parts += _group("this session", (), (), tuple(session))
     return Group(*parts)
 

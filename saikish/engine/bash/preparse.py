@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from saikish.engine.bash.written import arithmetic_word
+
 PLACEHOLDER = "SAIKISH_HEREDOC_"
 _HEREDOC_OP = re.compile(r"<<(-?)[ \t]*")
 _DELIMITER = re.compile(r"""(?:[^\s;&|<>()'"\\]|\\.|'[^']*'|"[^"]*")+""")
@@ -160,7 +162,7 @@ class _Rewriter:
             elif c == "\\":
                 self.emit(text[self.i:self.i + 2])
             elif text.startswith("$((", self.i):
-                self.arithmetic(self.i + 3, "$SAIKISH_ARITH")
+                self.arithmetic(self.i + 3, None)
                 self.at_command = False
             elif self.at_command and text.startswith("((", self.i):
                 self.arithmetic(self.i + 2, ":")
@@ -206,7 +208,7 @@ class _Rewriter:
                 continue
             if text.startswith("$((", j):
                 self.emit(text[self.i:j])
-                self.arithmetic(j + 3, "$SAIKISH_ARITH")
+                self.arithmetic(j + 3, None)
                 j = self.i
                 continue
             j += 1
@@ -238,8 +240,9 @@ class _Rewriter:
         self.i = end + 1
         self.at_command = False
 
-    def arithmetic(self, start: int, replacement: str) -> None:
-        """`$(( expr ))` / `(( expr ))`: a run-time value / a no-op, unless expr runs code."""
+    def arithmetic(self, start: int, replacement: str | None) -> None:
+        """`$(( expr ))` / `(( expr ))`: a run-time value (replacement None) / a no-op,
+        unless expr runs code."""
         depth, j = 2, start
         while j < len(self.text) and depth:
             depth += {"(": 1, ")": -1}.get(self.text[j], 0)
@@ -251,6 +254,8 @@ class _Rewriter:
         if "$(" in expr or "`" in expr or ("[" in expr and "$" in expr) or "<(" in expr:
             # bash evaluates array subscripts in arithmetic as code: a[$(cmd)], a['$x'].
             self.opaque.append("arithmetic that runs a command or evaluates a subscript")
+        if replacement is None:
+            replacement = arithmetic_word(expr)
         self.out.append(replacement)
         self.i = j
 

@@ -72,6 +72,8 @@ class Target:
     redirect: bool = False
     # The path is a glob (`*.py`): its place is known, the names it matches are not.
     glob: bool = False
+    # An appending redirection (`>> f`): what is written comes after what is there.
+    append: bool = False
 
 
 @dataclass(frozen=True)
@@ -133,8 +135,8 @@ class ShellAnalysis:
     opaque: tuple[str, ...] = ()
     # An escalation word seen in text that could not be parsed.
     raw_escalation: bool = False
-    # Here-documents written to a file (`cat > f <<'EOF'`): target -> content.
-    heredoc_writes: tuple[tuple[str, str], ...] = ()
+    # Here-documents written to a file (`cat > f <<'EOF'`): the target and the content.
+    heredoc_writes: tuple[tuple[Target, str], ...] = ()
 
 
 def analyse(command: str) -> ShellAnalysis:
@@ -372,7 +374,7 @@ class _Walker:
     opaque: list[str] = field(default_factory=list)
     raw_escalation: bool = False
     functions: set[str] = field(default_factory=set)
-    heredoc_writes: list[tuple[str, str]] = field(default_factory=list)
+    heredoc_writes: list[tuple[Target, str]] = field(default_factory=list)
     cwd: _Cwd = field(default_factory=_Cwd)
     hijack: str | None = None
     bodies: dict[str, tuple[str, bool]] = field(default_factory=dict)
@@ -722,7 +724,7 @@ class _Walker:
         bodies = [w for kind, w in feeds if kind == "heredoc"]
         if [w.value for w in words] == ["cat"] and len(writes) == 1 and bodies and \
                 bodies[0].literal and writes[0].known:
-            self.heredoc_writes.append((writes[0].path, bodies[0].value))
+            self.heredoc_writes.append((writes[0], bodies[0].value))
 
     # -- words and redirections --------------------------------------------------
 
@@ -796,7 +798,8 @@ class _Walker:
         if word.literal and word.value in ("/dev/null", "/dev/stdout", "/dev/stderr",
                                            "/dev/tty", "/dev/fd/1", "/dev/fd/2"):
             return None
-        return replace(self.cwd.resolve(word), redirect=True)
+        return replace(self.cwd.resolve(word), redirect=True,
+                       append=node.type in (">>", "&>>"))
 
 
 def _found_names(found: Parse) -> Word:
