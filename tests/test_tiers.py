@@ -80,6 +80,8 @@ ASKED = [
     ("mkdir .saikish", "saikish's config"),
     ("cp x.txt /opt/x.txt", "outside the workspace"),
     ("cat /home/someone/.bashrc", "outside the workspace"),
+    ("cat ~/.bashrc", "outside the workspace"),
+    ("echo x >> ~/.bashrc", "outside the workspace"),
     ("cat ~/.ssh/id_rsa", "secrets"),
     ("cat .env", "secrets"),
     ("cat /etc/shadow", "secrets"),
@@ -190,9 +192,12 @@ def write(path: str, content: str = "x") -> ToolCall:
 def test_file_edits_in_the_workspace_are_contained_by_the_checkpoint(path: str,
                                                                      tier: Tier) -> None:
     assert decide(write(path), context()).tier is tier
-    # Without checkpoints, nothing makes an edit undoable: it is asked.
+    # Without checkpoints, nothing makes an edit undoable: it is asked; without a working
+    # sandbox nothing is contained (docs/SPEC.md §4.1).
     no_undo = context(held=Containment(sandbox=True))
     assert decide(write(path), no_undo).tier is Tier.ASKED
+    no_sandbox = context(held=Containment(checkpoints=True))
+    assert decide(write(path), no_sandbox).tier is Tier.ASKED
 
 
 @pytest.mark.parametrize(("rule", "path", "covered"), [

@@ -137,7 +137,7 @@ def test_no_git_means_one_warning_and_no_unasked_edits(cli: CLI, ws: Path, tmp_p
     warnings = [line for line in done.err.splitlines() if line.startswith("saikish: no undo")]
     assert len(warnings) == 1 and "git is not installed" in warnings[0]
     # Nothing could undo the edit, so it is not contained: it needs a person, and -p has none.
-    assert "it would run contained, but no undo" in done.err
+    assert "it would run contained, but" in done.err
     assert not (ws / "a.txt").exists()
 
 

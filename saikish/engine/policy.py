@@ -608,13 +608,15 @@ def _contain(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule],
     (bash in the sandbox, every writing call after a checkpoint), or, where this session
     cannot contain it, it is asked as before and the reason says what is missing."""
     held = ctx.containment
-    # What can write is contained only where a checkpoint can undo it (§4.10).
-    undoable = held.checkpoints or risk is Risk.READ_ONLY
-    possible = held.unsandboxed or held.sandbox and undoable if sandboxed else held.checkpoints
+    # The contained tier needs a working sandbox (the person turning it off themselves and
+    # running --auto-approve is their choice), and what can write needs a checkpoint that
+    # can undo it (§4.10): a file edit always can write.
+    undoable = held.checkpoints or (sandboxed and risk is Risk.READ_ONLY)
+    possible = held.unsandboxed or held.sandbox and undoable
     if ctx.autonomy is Autonomy.MANUAL or ctx.mode is Mode.AUTO_DENY or not possible:
         if possible or ctx.autonomy is Autonomy.MANUAL or ctx.mode is Mode.AUTO_DENY:
             missing = ""
-        elif sandboxed and not (held.sandbox or held.unsandboxed):
+        elif not (held.sandbox or held.unsandboxed):
             missing = held.missing or "no sandbox"
         else:
             missing = held.no_undo or "no undo"

@@ -59,7 +59,7 @@ def write_contained(path: str, workspace: str, protected: Sequence[str] = ()) ->
     """True when a write of `path` stays inside what the sandbox and checkpoints contain."""
     relative = workspace_relative(path, workspace)
     if os.path.isabs(relative):
-        return _under(relative, PRIVATE_DIRS)
+        return _under(relative, PRIVATE_DIRS) and not _under(relative, (_home(),))
     first = relative.split(os.sep, 1)[0]
     if in_git_dir(relative) or first in OWN_CONFIG or first.lower() in OWN_CONFIG:
         return False
@@ -73,7 +73,14 @@ def read_contained(path: str, workspace: str) -> bool:
     if boundary.is_secret(path, workspace):
         return False
     full = boundary.resolve(path, workspace)
-    return boundary.inside(path, workspace) or _under(full, SYSTEM_DIRS)
+    if boundary.inside(path, workspace):
+        return True
+    # The home is never a system directory, even where it lies under one (/tmp/home).
+    return _under(full, SYSTEM_DIRS) and not _under(full, (_home(),))
+
+
+def _home() -> str:
+    return os.path.realpath(os.path.expanduser("~"))
 
 
 def _under(full: str, roots: Sequence[str]) -> bool:

@@ -46,19 +46,23 @@ _TURNS = [
              "removed when you quit. First a safe look around: read-only commands run "
              "without asking.",
      "tool_calls": [{"name": "bash", "arguments": {"command": "ls -la && cat notes.md"}}]},
-    {"text": "Now a chain. It writes a file and runs Python, so saikish stops and shows each "
-             "part with its risk: approve it with y (or Enter).",
+    {"text": "Now a chain. It writes a file and runs Python: nothing in it needs you, so it "
+             "runs contained, inside the sandbox after a checkpoint (/undo puts it back). "
+             "Without a sandbox saikish stops and shows each part with its risk instead.",
      "tool_calls": [{"name": "bash", "arguments": {
          "command": "mkdir -p src && printf 'print(\"hello from saikish\")\\n' > src/hello.py"
                     " && python3 src/hello.py"}}]},
-    {"text": "Next a file write: the preview shows a diff against the current notes.md.",
+    {"text": "Next a file write inside the workspace: contained too, and the transcript says "
+             "what changed. Writes outside it, the network and git history need you.",
      "tool_calls": [{"name": "write_file", "arguments": {
          "path": "notes.md", "content": NOTES + "- Writes show a diff before they happen.\n"}}]},
-    {"text": "Finally a risky command. Try n and tell me why: I will get your feedback "
-             "instead of running it.",
+    {"text": "Finally a risky command: a recursive delete needs you. saikish stops and shows "
+             "it; try n and tell me why: I will get your feedback instead of running it.",
      "tool_calls": [{"name": "bash", "arguments": {"command": "rm -rf src"}}]},
-    {"text": "That is the whole flow: safe calls run quietly; anything that writes, uses the "
-             "network or deletes is shown first and you decide. 'a' saves a rule to your "
-             "allowlist (see `saikish allowlist show`). Use `-m openai:gpt-4.1-mini`, "
-             "`-m anthropic:claude-sonnet-4-5` or `-m ollama:qwen3` to work for real."},
+    {"text": "That is the whole flow: what saikish understands runs quietly; what it cannot "
+             "verify runs contained in the sandbox, undoable; anything that needs you (the "
+             "network, writes outside the project, git history, bulk deletes) is shown first "
+             "and you decide. 'a' saves a rule to your allowlist (see `saikish allowlist "
+             "show`). Use `-m openai:gpt-4.1-mini`, `-m anthropic:claude-sonnet-4-5` or "
+             "`-m ollama:qwen3` to work for real."},
 ]
