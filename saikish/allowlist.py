@@ -38,10 +38,10 @@ from saikish.allowlist_text import (
     same_dir,
 )
 from saikish.atomic import atomic_write
-from saikish.engine.rule_hints import never_matches
 from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import ConfigError, RuleError
 from saikish.filelock import exclusive
+from saikish.rule_hints import never_matches
 from saikish.yamlfile import STD, check_tag, compose, is_null, line_of, plain, read_text
 
 __all__ = ["HEADER", "Allowlist", "AllowlistError", "AllowlistState", "ProjectRules",

@@ -109,7 +109,7 @@ def timeout_seconds(text: str | float | None) -> float | None:
 
 def rule_warnings(session: Session) -> list[str]:
     """Rules in force that name no tool (Claude Code's Edit, Read): they match nothing."""
-    from saikish.engine.rule_hints import unknown_tool_warnings
+    from saikish.rule_hints import unknown_tool_warnings
     from saikish.tools import builtin_tools
 
     rules = session.rules()

@@ -13,11 +13,11 @@ from typing import Any
 
 import yaml
 
-from saikish.engine.rule_hints import never_matches
 from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import ConfigError, RuleError
 from saikish.hook_config import read_hooks
 from saikish.mcp.config import read_servers
+from saikish.rule_hints import never_matches
 from saikish.types import Autonomy, Mode
 from saikish.yamlfile import (
     check_tag,

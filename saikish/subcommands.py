@@ -16,9 +16,9 @@ from saikish import paths
 from saikish.allowlist import HEADER, Allowlist, project_root, read_state
 from saikish.app import Streams, parse_args
 from saikish.engine.policy import Context, decide
-from saikish.engine.rule_hints import claude_code_hint, never_matches, unknown_tool_warnings
 from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import RuleError, UsageError
+from saikish.rule_hints import claude_code_hint, never_matches, unknown_tool_warnings
 from saikish.session import Session, relative_path_rule
 from saikish.tools import builtin_tools
 from saikish.tools.base import Tool

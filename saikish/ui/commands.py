@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from saikish.engine.rule_hints import (
+from saikish.engine.rules import Rule, parse_rule
+from saikish.errors import RuleError, SaikishError
+from saikish.rule_hints import (
     argument_problem,
     claude_code_hint,
     never_matches,
     unknown_tool_warnings,
 )
-from saikish.engine.rules import Rule, parse_rule
-from saikish.errors import RuleError, SaikishError
 from saikish.types import Autonomy, Mode
 from saikish.ui.inert import inert
 

@@ -158,7 +158,7 @@ class Repl:
         for error in self.session.allowlist_errors():
             error_line(self.console, f"{error} (using the rules that could be read; "
                                      f"'always' choices stay in this session until it is fixed)")
-        from saikish.engine.rule_hints import unknown_tool_warnings
+        from saikish.rule_hints import unknown_tool_warnings
 
         rules = self.session.rules()
         for warning in unknown_tool_warnings(rules.allow + rules.deny,
