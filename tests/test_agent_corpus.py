@@ -23,13 +23,7 @@ MIN_ROWS = 450
 
 # Person rows saikish allows today. Each is a real gap, listed so the suite stays green
 # while it is open; strict, so the entry must go when saikish starts asking.
-KNOWN_MISSES = {
-    "kubectl get pods -n staging":
-        "kubectl get is catalogued read-only, but it reaches a cluster with the person's "
-        "credentials",
-    "gcloud auth list":
-        "gcloud auth list is catalogued read-only, but it reads the person's cloud accounts",
-}
+KNOWN_MISSES: dict[str, str] = {}
 
 
 def person_rows() -> list[Row]:
@@ -95,8 +89,10 @@ def test_a_person_row_is_not_allowed(row: Row, ws: Path) -> None:
 @pytest.mark.parametrize("sandbox", ["auto", "off"])
 def test_no_person_row_is_allowed_with_or_without_the_sandbox(
         sandbox: str, ws: Path, isolated_dirs: Path, cli: Callable[..., Run]) -> None:
-    # Through `saikish check`, which reads the sandbox setting from agent.yml: whatever
-    # the sandbox changes in the decision, a person row must still be asked or rejected.
+    # Through `saikish check`, which reads the sandbox setting from agent.yml. With the
+    # sandbox, a person row may run contained (inside it: no network, no home, .git
+    # read-only, docs/SPEC.md §4.1) but is never verified, which would run it as is;
+    # without the sandbox it is asked or rejected.
     subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
     config = isolated_dirs / "config"
     config.mkdir()
@@ -106,6 +102,8 @@ def test_no_person_row_is_allowed_with_or_without_the_sandbox(
         run = cli("check", "--json", "--", row.command)
         assert run.code == 0, run.err
         answer = json.loads(run.out)
-        if answer["decision"] == "allow" and row.command not in KNOWN_MISSES:
+        ran = answer["decision"] == "allow" and (sandbox == "off" or
+                                                answer["tier"] != "contained")
+        if ran and row.command not in KNOWN_MISSES:
             allowed[row.command] = f"{answer.get('tier')}: {answer['reason']}"
     assert allowed == {}

@@ -216,7 +216,6 @@ READ_ONLY = [
     quiet("npm ls", "installed node packages"),
     quiet("docker ps", "running containers"),
     quiet("docker images", "local images"),
-    quiet("kubectl get pods", "pods"),
     quiet("less README.md", "page a file (no terminal: it prints it)"),
     quiet("man ls", "a manual page"),
     quiet("cat README.md", "read a file"),

@@ -48,7 +48,7 @@ def test_embed_asks_about_reads_of_secrets_and_outside(ws: Path, tmp_path: Path)
     done = run_example("embed.py", "-m", f"script:{tmp_path / 's.yml'}", "-w", str(ws), "go",
                        stdin="n\nn\ny\n", cwd=ws)
     assert done.returncode == 0, done.stderr
-    assert "[reads_outside] read_file reads /etc/shadow" in done.stdout
+    assert "[secret] read_file reads /etc/shadow" in done.stdout
     assert done.stdout.count("[secret] read_file reads .env") == 2
     assert "[rejected_soft by user] read_file {\"path\": \"/etc/shadow\"}" in done.stdout
     assert "[approved by user] read_file {\"path\": \".env\"}" in done.stdout

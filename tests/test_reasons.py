@@ -31,13 +31,15 @@ def bash(command: str) -> ToolCall:
 
 ROWS = [
     # (call, autonomy, expected reasons, why)
-    (ToolCall("1", "read_file", {"path": "/etc/shadow"}), Autonomy.CAUTIOUS,
+    (ToolCall("1", "read_file", {"path": "/etc/hostname"}), Autonomy.CAUTIOUS,
      (R.READS_OUTSIDE,), "a read outside the workspace is not a plain read"),
+    (ToolCall("1", "read_file", {"path": "/etc/shadow"}), Autonomy.CAUTIOUS,
+     (R.SECRET,), "the system's password hashes are a secret"),
     (ToolCall("1", "read_file", {"path": ".env"}), Autonomy.CAUTIOUS, (R.SECRET,),
      "a secret inside the workspace is asked as a secret"),
     (ToolCall("1", "read_file", {"path": "notes.md"}), Autonomy.MANUAL, (R.READS,),
      "manual asks plain reads too"),
-    (bash("cat /etc/shadow"), Autonomy.CAUTIOUS, (R.READS_OUTSIDE,), "cat's operand"),
+    (bash("cat /etc/hostname"), Autonomy.CAUTIOUS, (R.READS_OUTSIDE,), "cat's operand"),
     (bash("cat .env"), Autonomy.CAUTIOUS, (R.SECRET,), "cat of a secret file"),
     (bash("printenv"), Autonomy.CAUTIOUS, (R.SECRET,), "the environment holds keys"),
     (bash("ls"), Autonomy.MANUAL, (R.READS,), "manual: a plain read"),

@@ -78,6 +78,7 @@ def executor(ws: Path, setup: SandboxSetup, allow: tuple[str, ...] = (),
              mode: Mode = Mode.EVENT_BASED) -> tuple[Executor, Approver]:
     config = Config(allow=tuple(parse_rule(text, "test") for text in allow))
     session = Session(config, str(ws), mode, sandbox=setup)
+    session.attach_checkpoints()  # as the CLI does: what can write runs contained with undo
     tools = builtin_tools()
     tools["bash"] = offer_outside(tools["bash"])
     approver = Approver(list(answers))
