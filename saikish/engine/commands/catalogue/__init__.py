@@ -30,6 +30,8 @@ _RISKS = {"read": Risk.READ_ONLY, "build": Risk.BUILD_TEST, "write": Risk.WRITE,
 ROLES = frozenset({"path", "text", "write", "cmd", "script", "remote", "var", "assign"})
 # Roles after which every further word belongs to what runs, not to this command.
 TERMINAL_ROLES = frozenset({"cmd", "script", "remote"})
+# Example lines (`quiet git log`, `asks git push -f "forces"`): skipped when loading.
+EXAMPLES = ("quiet ", "asks ")
 _FLAGS = frozenset({"numbers", "bundled", "open", "subcommands", "shell", "evaluates",
                     "appends", "separate", "glued", "fetches"})
 
@@ -234,7 +236,7 @@ class Catalogue:
             if index < 0:
                 continue
             words = list(blocks[index].words)
-            for alias in _strip_comment(aka.group(1)).split():
+            for alias in strip_comment(aka.group(1)).split():
                 self._blocks.setdefault(" ".join(words[:-1] + [alias]), blocks[index])
 
 
@@ -244,8 +246,10 @@ def parse_entry(filename: str, first_line: int, lines: list[str],
     settings: dict[str, object] = {"flags": set()}
     options: list[Option] = []
     for offset, raw in enumerate(lines, 1):
+        if raw.lstrip().startswith(EXAMPLES):
+            continue  # kept raw: only the catalogue's check judges examples (examples.py)
         where = f"{filename}:{first_line + offset}"
-        text = _strip_comment(raw)
+        text = strip_comment(raw)
         if not text:
             continue
         try:
@@ -258,7 +262,7 @@ def parse_entry(filename: str, first_line: int, lines: list[str],
     return _build(settings, options, f"{filename}:{first_line}", words)
 
 
-def _strip_comment(line: str) -> str:
+def strip_comment(line: str) -> str:
     # '#' starts a comment outside quotes; option spellings never hold '#'.
     out, quoted = [], False
     for char in line:
