@@ -236,7 +236,7 @@ class Catalogue:
             if index < 0:
                 continue
             words = list(blocks[index].words)
-            for alias in strip_comment(aka.group(1)).split():
+            for alias in _strip_comment(aka.group(1)).split():
                 self._blocks.setdefault(" ".join(words[:-1] + [alias]), blocks[index])
 
 
@@ -249,7 +249,7 @@ def parse_entry(filename: str, first_line: int, lines: list[str],
         if raw.lstrip().startswith(EXAMPLES):
             continue  # kept raw: only the catalogue's check judges examples (examples.py)
         where = f"{filename}:{first_line + offset}"
-        text = strip_comment(raw)
+        text = _strip_comment(raw)
         if not text:
             continue
         try:
@@ -262,7 +262,7 @@ def parse_entry(filename: str, first_line: int, lines: list[str],
     return _build(settings, options, f"{filename}:{first_line}", words)
 
 
-def strip_comment(line: str) -> str:
+def _strip_comment(line: str) -> str:
     # '#' starts a comment outside quotes; option spellings never hold '#'.
     out, quoted = [], False
     for char in line:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from saikish.engine.commands.catalogue import Catalogue, strip_comment
+from saikish.engine.commands.catalogue import Catalogue
 from saikish.engine.policy import Context, decide
 from saikish.tools import builtin_tools
 from saikish.types import Assessment, Autonomy, ToolCall, Verdict
@@ -73,7 +73,8 @@ def examples(catalogue: Catalogue,
 
 def read_example(raw: str, where: str) -> Example | None:
     """The example a catalogue line holds, or None; ValueError when it is malformed."""
-    keyword, _, rest = strip_comment(raw).partition(" ")
+    # The rest of the line is bash as written ('#' included): no trailing comment here.
+    keyword, _, rest = raw.strip().partition(" ")
     if keyword not in KEYWORDS:
         return None
     rest = rest.strip()
