@@ -202,7 +202,10 @@ class Catalogue:
             if entry is not None and entry.like:
                 self._entries[key] = None  # a loop of `like`s ends unknown, not recursing
                 target = self.get(*entry.like.split())
-                entry = dataclasses.replace(target, words=entry.words) if target else None
+                # A target with subcommands keeps its words: they name its subcommand
+                # entries (`python -m pip list` is `[pip list]`).
+                entry = None if target is None else target if target.has("subcommands") \
+                    else dataclasses.replace(target, words=entry.words)
         self._entries[key] = entry
         return entry
 
