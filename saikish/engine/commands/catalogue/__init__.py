@@ -32,7 +32,7 @@ ROLES = frozenset({"path", "text", "write", "cmd", "script", "remote", "var", "a
 TERMINAL_ROLES = frozenset({"cmd", "script", "remote"})
 # Example lines (`quiet git log`, `asks git push -f "forces"`): skipped when loading.
 EXAMPLES = ("quiet ", "asks ")
-_FLAGS = frozenset({"numbers", "bundled", "open", "subcommands", "shell", "evaluates",
+FLAGS = frozenset({"numbers", "bundled", "open", "subcommands", "shell", "evaluates",
                     "appends", "separate", "glued", "fetches"})
 
 
@@ -282,7 +282,7 @@ def _setting(text: str, settings: dict[str, object]) -> None:
     rest = rest.strip()
     flags = settings["flags"]
     assert isinstance(flags, set)
-    if key in _FLAGS and not rest:
+    if key in FLAGS and not rest:
         flags.add(key)
     elif key == "risk":
         settings["risk"] = _risk(rest)

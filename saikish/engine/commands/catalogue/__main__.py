@@ -6,13 +6,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from saikish.engine.commands.catalogue import Catalogue, CatalogueError, parse_entry
+from saikish.engine.commands.catalogue import HERE, Catalogue, CatalogueError, parse_entry
 from saikish.engine.commands.catalogue.examples import broken
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], folder: Path = HERE) -> int:
     """Check the named files (default: every file of the catalogue); 1 when one is broken."""
-    catalogue = Catalogue()
+    catalogue = Catalogue(folder)
     files = {Path(a).name for a in argv}
     problems, count = [], 0
     for name, block in catalogue.blocks().items():
