@@ -30,7 +30,9 @@ _RISKS = {"read": Risk.READ_ONLY, "build": Risk.BUILD_TEST, "write": Risk.WRITE,
 ROLES = frozenset({"path", "text", "write", "cmd", "script", "remote", "var", "assign"})
 # Roles after which every further word belongs to what runs, not to this command.
 TERMINAL_ROLES = frozenset({"cmd", "script", "remote"})
-_FLAGS = frozenset({"numbers", "bundled", "open", "subcommands", "shell", "evaluates",
+# Example lines (`quiet git log`, `asks git push -f "forces"`): skipped when loading.
+EXAMPLES = ("quiet ", "asks ")
+FLAGS = frozenset({"numbers", "bundled", "open", "subcommands", "shell", "evaluates",
                     "appends", "separate", "glued", "fetches"})
 
 
@@ -200,7 +202,10 @@ class Catalogue:
             if entry is not None and entry.like:
                 self._entries[key] = None  # a loop of `like`s ends unknown, not recursing
                 target = self.get(*entry.like.split())
-                entry = dataclasses.replace(target, words=entry.words) if target else None
+                # A target with subcommands keeps its words: they name its subcommand
+                # entries (`python -m pip list` is `[pip list]`).
+                entry = None if target is None else target if target.has("subcommands") \
+                    else dataclasses.replace(target, words=entry.words)
         self._entries[key] = entry
         return entry
 
@@ -244,6 +249,8 @@ def parse_entry(filename: str, first_line: int, lines: list[str],
     settings: dict[str, object] = {"flags": set()}
     options: list[Option] = []
     for offset, raw in enumerate(lines, 1):
+        if raw.lstrip().startswith(EXAMPLES):
+            continue  # kept raw: only the catalogue's check judges examples (examples.py)
         where = f"{filename}:{first_line + offset}"
         text = _strip_comment(raw)
         if not text:
@@ -275,7 +282,7 @@ def _setting(text: str, settings: dict[str, object]) -> None:
     rest = rest.strip()
     flags = settings["flags"]
     assert isinstance(flags, set)
-    if key in _FLAGS and not rest:
+    if key in FLAGS and not rest:
         flags.add(key)
     elif key == "risk":
         settings["risk"] = _risk(rest)

@@ -1,17 +1,18 @@
-"""`python -m saikish.engine.commands.catalogue [FILE.cat...]`: parse every entry, report what
-is wrong."""
+"""`python -m saikish.engine.commands.catalogue [FILE.cat...]`: parse every entry and judge
+every example (`quiet`, `asks`), report what is wrong."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from saikish.engine.commands.catalogue import Catalogue, CatalogueError, parse_entry
+from saikish.engine.commands.catalogue import HERE, Catalogue, CatalogueError, parse_entry
+from saikish.engine.commands.catalogue.examples import broken
 
 
-def main(argv: list[str]) -> int:
-    """Parse the named files (default: every file of the catalogue); 1 when one is broken."""
-    catalogue = Catalogue()
+def main(argv: list[str], folder: Path = HERE) -> int:
+    """Check the named files (default: every file of the catalogue); 1 when one is broken."""
+    catalogue = Catalogue(folder)
     files = {Path(a).name for a in argv}
     problems, count = [], 0
     for name, block in catalogue.blocks().items():
@@ -22,11 +23,16 @@ def main(argv: list[str]) -> int:
             count += 1
         except CatalogueError as exc:
             problems.append(str(exc))
-    for problem in problems:
+    judged, wrong = broken(catalogue, files)
+    for problem in problems + wrong:
         print(problem)
-    print(f"{count} entries parse, {len(problems)} broken")
-    return 1 if problems else 0
+    print(f"{count} entries parse, {len(problems)} broken; "
+          f"{judged} examples, {len(wrong)} the engine disagrees with")
+    return 1 if problems or wrong else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except BrokenPipeError:  # `... | head`: the reader has all it wanted
+        sys.exit(1)
