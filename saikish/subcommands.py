@@ -175,6 +175,9 @@ class _Judge:
         self.probed = mode is SandboxMode.OFF
         if mode is SandboxMode.OFF:
             session.sandbox = SandboxSetup(mode)
+        # One check reads the rules once: a --batch of 12,000 lines must not re-read the
+        # allowlist and look for git 12,000 times. None until first needed.
+        self._contexts: dict[bool | None, Context] = {}
 
     def decide(self, call: ToolCall) -> Assessment:
         """The assessment the executor would make of `call` in this session."""
@@ -194,6 +197,12 @@ class _Judge:
     def _context(self, sandbox: bool | None = None) -> Context:
         """The session's context, with checkpoints as a run here would keep them (check
         opens no store: it writes nothing), and the sandbox presumed when asked to."""
+        key = sandbox if not self.probed else None
+        if key not in self._contexts:
+            self._contexts[key] = self._fresh_context(sandbox)
+        return self._contexts[key]
+
+    def _fresh_context(self, sandbox: bool | None) -> Context:
         ctx = self.session.context(self.tools)
         undo = undo_possible(self.session.workspace)
         held = replace(ctx.containment, checkpoints=undo is None, no_undo=undo or "")
