@@ -19,7 +19,7 @@ from saikish.models.base import AssistantMessage, Message, ToolResults, UserMess
 from saikish.models.openai_compat import OpenAICompatModel, ollama_url
 from saikish.subscribers import StreamJson
 from saikish.tools import builtin_tools
-from saikish.types import StopReason, ToolResult, Turn
+from saikish.types import StopReason, ToolResult, Turn, Usage
 from saikish.ui.parts import stream_console
 from saikish.ui.render import ConsoleReporter
 from tests.conftest import SHARED, Run
@@ -81,16 +81,24 @@ def check_turn(turn: Turn, streamed: str, expect: dict[str, Any], anthropic: boo
     assert len({c.id for c in turn.tool_calls}) == len(turn.tool_calls)
     assert len(turn.incomplete_calls) == len(expect["incomplete_tool_calls"])
     assert turn.stop.value == expect["effective_stop"]
-    usage = expect["usage"] or {}
-    tokens = ("input_tokens", "output_tokens") if anthropic else ("prompt_tokens",
-                                                                  "completion_tokens")
-    assert (turn.usage.input_tokens, turn.usage.output_tokens) == tuple(
-        usage.get(k, 0) for k in tokens)
+    assert turn.usage == expected_usage(expect["usage"] or {}, anthropic)
     if anthropic:
         assert [dict(b) for b in turn.provider_blocks] == [
             {"type": "thinking", **t} for t in expect["thinking"]]
     else:
         assert turn.reasoning == expect["reasoning"]
+
+
+def expected_usage(usage: dict[str, Any], anthropic: bool) -> Usage:
+    """What a fixture's recorded usage means in saikish's terms: every prompt token counted
+    in input_tokens (Anthropic reports cache reads and writes apart), cached ones as such."""
+    if anthropic:
+        read, written = (usage.get(k, 0) for k in ("cache_read_input_tokens",
+                                                     "cache_creation_input_tokens"))
+        return Usage(usage.get("input_tokens", 0) + read + written,
+                     usage.get("output_tokens", 0), read, written)
+    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
+    return Usage(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), cached)
 
 
 WIRE = [(api, name) for api in ("openai", "anthropic") for name in fixtures(api)]

@@ -31,7 +31,7 @@ from saikish.models.remote import (
 )
 from saikish.models.sse import BadStream, events
 from saikish.tools.base import Tool
-from saikish.types import Turn, Usage
+from saikish.types import Turn
 
 MAX_TOKENS = 8192
 ANTHROPIC_DEFAULT = "https://api.anthropic.com"
@@ -121,7 +121,7 @@ def to_turn(assembler: AnthropicAssembler) -> Turn:
     """The Turn the loop acts on; thinking blocks ride along for the next request."""
     complete, incomplete = assembler.tool_calls()
     return Turn(text=assembler.text, tool_calls=tuple(complete),
-                usage=Usage(*assembler.usage_counts()),
+                usage=assembler.usage_counts(),
                 stop=assembler.effective_stop(), incomplete_calls=tuple(incomplete),
                 provider_blocks=tuple(assembler.thinking()))
 

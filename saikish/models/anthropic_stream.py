@@ -10,7 +10,7 @@ from typing import Any
 from saikish.models.base import TextSink
 from saikish.models.http_errors import HttpProblem
 from saikish.models.sse import BadStream, Event, json_object
-from saikish.types import StopReason, ToolCall
+from saikish.types import StopReason, ToolCall, Usage
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
               "cache_read_input_tokens")
@@ -133,10 +133,12 @@ class AnthropicAssembler:
         """True when the answer is known to be whole: message_stop or a stop reason."""
         return self.done or self.stop_reason is not None or self.error is not None
 
-    def usage_counts(self) -> tuple[int, int]:
-        """(input, output) tokens."""
+    def usage_counts(self) -> Usage:
+        """Every prompt token (Anthropic counts cache reads and writes apart), and output."""
         usage = self.usage or {}
-        return int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
+        written, read = (int(usage.get(key) or 0) for key in USAGE_KEYS[2:])
+        return Usage(int(usage.get("input_tokens") or 0) + read + written,
+                     int(usage.get("output_tokens") or 0), read, written)
 
 
 def consume(assembler: AnthropicAssembler, stream: Iterable[Event], on_text: TextSink) -> None:

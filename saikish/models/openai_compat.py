@@ -32,7 +32,7 @@ from saikish.models.remote import (
 )
 from saikish.models.sse import BadStream, events
 from saikish.tools.base import Tool
-from saikish.types import Turn, Usage
+from saikish.types import Turn
 
 OLLAMA_DEFAULT = "http://127.0.0.1:11434"
 OPENAI_DEFAULT = "https://api.openai.com/v1"
@@ -126,7 +126,7 @@ def to_turn(assembler: OpenAIAssembler) -> Turn:
     """The Turn the loop acts on."""
     complete, incomplete = assembler.tool_calls()
     text = assembler.text or (assembler.refusal or "")
-    return Turn(text=text, tool_calls=tuple(complete), usage=Usage(*assembler.usage_counts()),
+    return Turn(text=text, tool_calls=tuple(complete), usage=assembler.usage_counts(),
                 stop=assembler.effective_stop(), incomplete_calls=tuple(incomplete),
                 reasoning=assembler.reasoning)
 

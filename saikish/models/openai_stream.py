@@ -16,7 +16,7 @@ from typing import Any
 from saikish.models.base import TextSink
 from saikish.models.http_errors import HttpProblem
 from saikish.models.sse import BadStream, Event, json_object
-from saikish.types import StopReason, ToolCall
+from saikish.types import StopReason, ToolCall, Usage
 
 
 @dataclass
@@ -144,10 +144,15 @@ class OpenAIAssembler:
         """True when the answer is known to be whole: an end marker or a finish reason."""
         return self.done or self.finish_reason is not None or self.error is not None
 
-    def usage_counts(self) -> tuple[int, int]:
-        """(prompt, completion) tokens; whatever a server put there, never raises."""
+    def usage_counts(self) -> Usage:
+        """Prompt (cached ones among them) and completion tokens; never raises."""
         usage = self.usage or {}
-        return _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+        details = _map(usage.get("prompt_tokens_details"))
+        # DeepSeek says prompt_cache_hit_tokens; OpenAI and llama.cpp the details' cached_tokens.
+        cached = _count(details.get("cached_tokens")) or \
+            _count(usage.get("prompt_cache_hit_tokens"))
+        prompt = _count(usage.get("prompt_tokens"))
+        return Usage(prompt, _count(usage.get("completion_tokens")), min(cached, prompt))
 
 
 def consume(assembler: OpenAIAssembler, stream: Iterable[Event], on_text: TextSink) -> None:
