@@ -56,6 +56,10 @@ class Reply:
     end: str = "close"
     # Stall before sending anything at all (not even the status line).
     stall_first: bool = False
+    # Seconds before the status line (a server that answers once its first token is
+    # ready), and after the headers before the first piece (one that answers at once).
+    wait_headers: float = 0.0
+    wait_body: float = 0.0
 
 
 @dataclass
@@ -64,6 +68,7 @@ class WireServer:
 
     replies: list[Reply]
     requests: list[dict[str, Any]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)  # of every request, GET ones too
     port: int = 0
     # Set when the server shuts down: stalled handlers wake up and hang up.
     release: threading.Event = field(default_factory=threading.Event)
@@ -81,16 +86,20 @@ def serve(*replies: Reply) -> Iterator[WireServer]:
         protocol_version = "HTTP/1.0"  # the body ends when the connection closes
 
         def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+            state.paths.append(self.path)
             length = int(self.headers.get("content-length") or 0)
             state.requests.append(json.loads(self.rfile.read(length) or b"{}"))
             reply = state.replies.pop(0) if len(state.replies) > 1 else state.replies[0]
             if reply.stall_first:
                 state.release.wait()
                 return
+            state.release.wait(reply.wait_headers)  # a server thinking (or shutting down)
             self.send_response(reply.status)
             for name, value in reply.headers.items():
                 self.send_header(name, value)
             self.end_headers()
+            self.wfile.flush()
+            state.release.wait(reply.wait_body)
             for piece in reply.split(reply.body):
                 try:
                     self.wfile.write(piece)

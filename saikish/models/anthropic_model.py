@@ -16,20 +16,19 @@ from saikish.config import Config, llm_value
 from saikish.errors import UsageError
 from saikish.models.anthropic_stream import AnthropicAssembler, consume, feed_whole
 from saikish.models.base import AssistantMessage, Message, TextSink, ToolResults, UserMessage
-from saikish.models.http_errors import HttpProblem, classify
+from saikish.models.http_errors import HttpProblem
 from saikish.models.remote import (
-    DEFAULT_TIMEOUT_S,
     Remote,
     StreamFailure,
+    attempt_problem,
     client_timeout,
-    connection_problem,
     no_key,
     read_answer,
-    timeout_problem,
-    transport_problem,
     truncated_problem,
+    waited_problem,
 )
-from saikish.models.sse import BadStream, events
+from saikish.models.sse import events
+from saikish.models.waiting import HOSTED, Waits, is_local, shut_down, waits_for
 from saikish.tools.base import Tool
 from saikish.types import Turn
 
@@ -41,13 +40,13 @@ class AnthropicModel:
     """A Claude model behind the Messages API."""
 
     def __init__(self, model: str, api_key: str, base_url: str | None,
-                 timeout: float = DEFAULT_TIMEOUT_S) -> None:
+                 waits: Waits = HOSTED) -> None:
         self.name = f"anthropic:{model}"
         self.model, self.api_key = model, api_key
         self.base_url = (base_url or ANTHROPIC_DEFAULT).rstrip("/")
         self.remote = Remote("anthropic", model, self.base_url,
                              key_hint="Set ANTHROPIC_API_KEY (or llm.apiKey) to a valid key.",
-                             timeout=timeout)
+                             timeout=waits.idle, first_token=waits.first_token)
         self._client: Any = None
 
     @property
@@ -58,7 +57,7 @@ class AnthropicModel:
 
             self._client = anthropic.Anthropic(api_key=self.api_key, base_url=self.base_url,
                                                max_retries=0,
-                                               timeout=client_timeout(self.remote.timeout))
+                                               timeout=client_timeout(self.remote))
         return self._client
 
     @classmethod
@@ -69,7 +68,8 @@ class AnthropicModel:
             raise UsageError(no_key("ANTHROPIC_API_KEY", "anthropic"))
         base_url = llm_value(config, "anthropic", "base_url") or \
             os.environ.get("ANTHROPIC_BASE_URL")
-        return cls(model, key, base_url, config.llm.timeout)
+        return cls(model, key, base_url,
+                   waits_for(config, local=is_local(base_url or ANTHROPIC_DEFAULT)))
 
     def complete(self, system: str, messages: Sequence[Message], tools: Sequence[Tool],
                  on_text: TextSink) -> Turn:
@@ -85,30 +85,27 @@ class AnthropicModel:
 
     def _attempt(self, body: dict[str, Any], on_text: TextSink) -> Turn:
         import anthropic
-        import httpx2  # the SDK's HTTP library
         from anthropic._streaming import SSEDecoder  # the SDK's own SSE framing
 
         assembler = AnthropicAssembler()
+        watch = self.remote.watchdog()
         try:
             stream = self.client.post("/v1/messages", body=body, cast_to=object, stream=True,
                                       stream_cls=anthropic.Stream[object])
             with contextlib.closing(stream.response) as response:
+                watch.start(lambda: shut_down(response))
                 read_answer(response, lambda chunks: consume(
-                    assembler, events(chunks, SSEDecoder()), on_text),
+                    assembler, events(chunks, SSEDecoder()), on_text, watch.beat),
                     lambda data: feed_whole(assembler, data, on_text))
-        except anthropic.APIStatusError as exc:
-            raise StreamFailure(classify(exc.status_code, dict(exc.response.headers),
-                                         exc.response.text), assembler.text) from None
-        except anthropic.APITimeoutError:
-            raise StreamFailure(timeout_problem(self.remote.timeout), assembler.text) from None
-        except anthropic.APIConnectionError as exc:
-            raise StreamFailure(connection_problem(str(exc.__cause__ or exc)),
-                                assembler.text) from None
-        except BadStream as exc:
-            raise StreamFailure(exc.problem, assembler.text) from None
-        except httpx2.TransportError as exc:  # dropped, reset or silent while reading
-            raise StreamFailure(transport_problem(exc, self.remote.timeout),
-                                assembler.text) from None
+        except Exception as exc:
+            problem = attempt_problem(exc, anthropic, watch)
+            if problem is None:
+                raise
+            raise StreamFailure(problem, assembler.text) from None
+        finally:
+            watch.stop()
+        if watch.expired and not assembler.ended:  # the watchdog ended a silent stream
+            raise StreamFailure(waited_problem(watch), assembler.text)
         if assembler.error is not None:  # event: error inside the stream
             raise StreamFailure(_stream_problem(assembler.error), assembler.text)
         if not assembler.ended:  # a cut connection looks like a short answer: never run it

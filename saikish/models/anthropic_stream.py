@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,7 @@ class AnthropicAssembler:
     usage: dict[str, Any] | None = None
     error: Mapping[str, Any] | None = None
     done: bool = False  # message_stop arrived
+    generated: int = 0  # content blocks and deltas: what the model generated (no pings)
     _blocks: dict[int, _Block] = field(default_factory=dict)
 
     def feed(self, event: Mapping[str, Any]) -> str:
@@ -43,9 +44,11 @@ class AnthropicAssembler:
         if kind == "message_start":
             self._usage(_map(event.get("message")).get("usage"))
         elif kind == "content_block_start":
+            self.generated += 1
             return self._start(_index(event.get("index"), len(self._blocks)),
                                dict(_map(event.get("content_block"))))
         elif kind == "content_block_delta":
+            self.generated += 1
             return self._delta(_index(event.get("index"), 0), _map(event.get("delta")))
         elif kind == "content_block_stop":
             stopped = self._blocks.get(_index(event.get("index"), 0))
@@ -141,8 +144,10 @@ class AnthropicAssembler:
                      int(usage.get("output_tokens") or 0), read, written)
 
 
-def consume(assembler: AnthropicAssembler, stream: Iterable[Event], on_text: TextSink) -> None:
-    """Feed every event of `stream`, streaming text to `on_text`, up to message_stop or an error."""
+def consume(assembler: AnthropicAssembler, stream: Iterable[Event], on_text: TextSink,
+            on_event: Callable[[int], None] = lambda generated: None) -> None:
+    """Feed every event of `stream`, streaming text to `on_text`, up to message_stop or an
+    error; `on_event` hears how many generated pieces have arrived after each event."""
     for event in stream:
         data = json_object(event.data)
         if data is None:
@@ -150,6 +155,7 @@ def consume(assembler: AnthropicAssembler, stream: Iterable[Event], on_text: Tex
         if event.name == "error" and data.get("type") != "error":
             data = {"type": "error", "error": data.get("error", data)}
         piece = assembler.feed(data)
+        on_event(assembler.generated)
         if piece:
             on_text(piece)
         if assembler.done or assembler.error is not None:

@@ -16,21 +16,20 @@ from typing import Any
 from saikish.config import Config, llm_value
 from saikish.errors import UsageError
 from saikish.models.base import AssistantMessage, Message, TextSink, ToolResults, UserMessage
-from saikish.models.http_errors import HttpProblem, classify
+from saikish.models.http_errors import HttpProblem
 from saikish.models.openai_stream import OpenAIAssembler, consume, feed_whole
 from saikish.models.remote import (
-    DEFAULT_TIMEOUT_S,
     Remote,
     StreamFailure,
+    attempt_problem,
     client_timeout,
-    connection_problem,
     no_key,
     read_answer,
-    timeout_problem,
-    transport_problem,
     truncated_problem,
+    waited_problem,
 )
-from saikish.models.sse import BadStream, events
+from saikish.models.sse import events
+from saikish.models.waiting import HOSTED, Waits, is_local, shut_down, waits_for
 from saikish.tools.base import Tool
 from saikish.types import Turn
 
@@ -42,14 +41,14 @@ class OpenAICompatModel:
     """A model behind an OpenAI-compatible /chat/completions endpoint."""
 
     def __init__(self, provider: str, model: str, api_key: str, base_url: str | None,
-                 timeout: float = DEFAULT_TIMEOUT_S) -> None:
+                 waits: Waits = HOSTED) -> None:
         self.name = f"{provider}:{model}"
         self.model, self.api_key = model, api_key
         self.base_url = (base_url or OPENAI_DEFAULT).rstrip("/")
         self.remote = Remote(provider, model, self.base_url,
                              key_hint="Set OPENAI_API_KEY (or llm.apiKey) to a valid key."
                              if provider == "openai" else "", pull_hint=provider == "ollama",
-                             timeout=timeout)
+                             timeout=waits.idle, first_token=waits.first_token)
         self._client: Any = None
 
     @property
@@ -60,20 +59,22 @@ class OpenAICompatModel:
 
             self._client = openai.OpenAI(api_key=self.api_key, base_url=self.base_url,
                                          max_retries=0,
-                                         timeout=client_timeout(self.remote.timeout))
+                                         timeout=client_timeout(self.remote))
         return self._client
 
     @classmethod
     def create(cls, provider: str, model: str, config: Config) -> OpenAICompatModel:
         """From -m / agent.yml: keys and URLs from the config, then the environment."""
         base_url = llm_value(config, provider, "base_url")
-        timeout = config.llm.timeout
         if provider == "ollama":  # no key needed: an unset $VAR in apiKey is not an error
-            return cls(provider, model, "ollama", base_url or ollama_url(), timeout)
+            return cls(provider, model, "ollama", base_url or ollama_url(),
+                       waits_for(config, local=True))
         key = llm_value(config, provider, "api_key") or os.environ.get("OPENAI_API_KEY")
         if not key:
             raise UsageError(no_key("OPENAI_API_KEY", "openai"))
-        return cls(provider, model, key, base_url or os.environ.get("OPENAI_BASE_URL"), timeout)
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+        return cls(provider, model, key, base_url,
+                   waits_for(config, local=is_local(base_url or OPENAI_DEFAULT)))
 
     def complete(self, system: str, messages: Sequence[Message], tools: Sequence[Tool],
                  on_text: TextSink) -> Turn:
@@ -89,31 +90,28 @@ class OpenAICompatModel:
         return self.remote.run(lambda sink: self._attempt(body, sink), on_text)
 
     def _attempt(self, body: dict[str, Any], on_text: TextSink) -> Turn:
-        import httpx2  # the SDK's HTTP library
         import openai
         from openai._streaming import SSEDecoder  # the SDK's own SSE framing
 
         assembler = OpenAIAssembler()
+        watch = self.remote.watchdog()
         try:
             stream = self.client.post("/chat/completions", body=body, cast_to=object,
                                       stream=True, stream_cls=openai.Stream[object])
             with contextlib.closing(stream.response) as response:
+                watch.start(lambda: shut_down(response))
                 read_answer(response, lambda chunks: consume(
-                    assembler, events(chunks, SSEDecoder()), on_text),
+                    assembler, events(chunks, SSEDecoder()), on_text, watch.beat),
                     lambda data: feed_whole(assembler, data, on_text))
-        except openai.APIStatusError as exc:
-            raise StreamFailure(classify(exc.status_code, dict(exc.response.headers),
-                                         exc.response.text), assembler.text) from None
-        except openai.APITimeoutError:
-            raise StreamFailure(timeout_problem(self.remote.timeout), assembler.text) from None
-        except openai.APIConnectionError as exc:
-            raise StreamFailure(connection_problem(str(exc.__cause__ or exc)),
-                                assembler.text) from None
-        except BadStream as exc:
-            raise StreamFailure(exc.problem, assembler.text) from None
-        except httpx2.TransportError as exc:  # dropped, reset or silent while reading
-            raise StreamFailure(transport_problem(exc, self.remote.timeout),
-                                assembler.text) from None
+        except Exception as exc:
+            problem = attempt_problem(exc, openai, watch)
+            if problem is None:
+                raise
+            raise StreamFailure(problem, assembler.text) from None
+        finally:
+            watch.stop()
+        if watch.expired and not assembler.ended:  # the watchdog ended a silent stream
+            raise StreamFailure(waited_problem(watch), assembler.text)
         if assembler.error is not None:  # old vLLM: {"object": "error", ...}
             raise StreamFailure(_stream_problem(assembler.error, "stream error"), assembler.text)
         if not assembler.ended:  # a cut connection looks like a short answer: never run it
@@ -169,7 +167,8 @@ def _assistant(message: AssistantMessage) -> dict[str, Any]:
 
 
 def ollama_url() -> str:
-    """$OLLAMA_HOST as an OpenAI-compatible base URL (host, host:port or a full URL)."""
+    """$OLLAMA_HOST as an OpenAI-compatible base URL: host, host:port or a full URL,
+    with or without /v1 (Ollama's own variable names the server, not its OpenAI API)."""
     host = os.environ.get("OLLAMA_HOST", "").strip() or OLLAMA_DEFAULT
     if "://" not in host:
         host = f"http://{host}"
@@ -178,4 +177,5 @@ def ollama_url() -> str:
     if ":" not in netloc.rsplit("]", 1)[-1]:
         netloc += ":11434"
     netloc = netloc.replace("0.0.0.0", "127.0.0.1")
-    return f"{scheme}://{netloc}/{path.strip('/') + '/' if path.strip('/') else ''}v1"
+    path = path.strip("/").removesuffix("v1").strip("/")
+    return f"{scheme}://{netloc}/{path + '/' if path else ''}v1"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +17,9 @@ from saikish.models.base import TextSink
 from saikish.models.http_errors import HttpProblem
 from saikish.models.sse import BadStream, Event, json_object
 from saikish.types import StopReason, ToolCall, Usage
+
+# Delta fields that hold what the model generated (a role alone is no token).
+GENERATED = ("content", "reasoning_content", "reasoning", "refusal", "tool_calls")
 
 
 @dataclass
@@ -43,6 +46,7 @@ class OpenAIAssembler:
     usage: Mapping[str, Any] | None = None
     error: Mapping[str, Any] | None = None
     done: bool = False  # the stream's end marker ([DONE]) arrived
+    generated: int = 0  # deltas that carried generated content (text, reasoning, calls)
     _calls: list[_Call] = field(default_factory=list)
     _by_index: dict[int, _Call] = field(default_factory=dict)
 
@@ -66,6 +70,8 @@ class OpenAIAssembler:
         if reason and isinstance(reason, str):  # sglang sends "" on every chunk
             self.finish_reason = reason
         delta = _map(choice.get("delta")) or _map(choice.get("message"))
+        if any(delta.get(key) for key in GENERATED):
+            self.generated += 1
         for key in ("reasoning_content", "reasoning"):
             if isinstance(delta.get(key), str) and delta[key]:
                 self.reasoning = (self.reasoning or "") + delta[key]
@@ -155,8 +161,10 @@ class OpenAIAssembler:
         return Usage(prompt, _count(usage.get("completion_tokens")), min(cached, prompt))
 
 
-def consume(assembler: OpenAIAssembler, stream: Iterable[Event], on_text: TextSink) -> None:
-    """Feed every chunk of `stream`, streaming text to `on_text`, up to [DONE] or an error."""
+def consume(assembler: OpenAIAssembler, stream: Iterable[Event], on_text: TextSink,
+            on_event: Callable[[int], None] = lambda generated: None) -> None:
+    """Feed every chunk of `stream`, streaming text to `on_text`, up to [DONE] or an error;
+    `on_event` hears how many generated pieces have arrived after each chunk."""
     for event in stream:
         if event.data.strip().startswith("[DONE]"):
             assembler.done = True
@@ -165,6 +173,7 @@ def consume(assembler: OpenAIAssembler, stream: Iterable[Event], on_text: TextSi
         if chunk is None:
             continue  # keep-alive noise, or JSON that is not an object
         piece = assembler.feed(chunk)
+        on_event(assembler.generated)
         if piece:
             on_text(piece)
         if assembler.error is not None:
