@@ -35,9 +35,10 @@ def slow_model(api: str, url: str, waits: Waits) -> Any:
 def test_a_slow_first_token_is_waited_for_not_retried(api: str, where: str) -> None:
     # Issue 23: a 1.5B model on llama.cpp took longer than llm.timeout for its first token,
     # and saikish gave up and sent the request again while the server was still busy.
-    wait = {"wait_headers": THINKING} if where == "before the headers" else \
-        {"wait_body": THINKING}
-    with serve(Reply(answer(api, text="hello"), **wait)) as s:
+    before = where == "before the headers"
+    reply = Reply(answer(api, text="hello"), wait_headers=THINKING if before else 0.0,
+                  wait_body=0.0 if before else THINKING)
+    with serve(reply) as s:
         turn, streamed = complete(slow_model(api, s.url, Waits(first_token=30, idle=IDLE)))
         tries = len(s.requests)
     assert (turn.text, streamed, tries) == ("hello", "hello", 1)
