@@ -4,6 +4,7 @@ servers on 127.0.0.1."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -128,3 +129,84 @@ def test_ollama_through_the_command_line(cli: Callable[..., Run], suffix: str,
     assert (run.code, run.out) == (0, "hi from ollama\n"), run.err
     assert paths[-1] == "/v1/chat/completions"
 
+
+
+# -- tool calls written as text ---------------------------------------------------------
+
+BLOCK = '<tool_call>\n{"name": "bash", "arguments": {"command": "ls -la"}}\n</tool_call>'
+SAID = "Let me look.\n" + BLOCK
+
+
+def text_stream(text: str, size: int) -> bytes:
+    """An OpenAI-compatible stream whose content arrives `size` characters at a time."""
+    pieces = [chunk(content=text[i:i + size]) for i in range(0, len(text), size)]
+    return sse(*pieces, chunk(finish="stop"))
+
+
+@pytest.mark.parametrize("size", [1, 3, 7, 200])
+def test_a_tool_call_written_as_text_becomes_a_call_and_stays_off_screen(size: int) -> None:
+    with serve(Reply(text_stream(SAID, size))) as s:
+        model = openai_model(s.url, "ollama")
+        model.text_calls = True
+        turn, streamed = complete(model)
+    assert streamed == "Let me look.\n" and turn.text == "Let me look."
+    assert [(c.name, dict(c.arguments)) for c in turn.tool_calls] == [
+        ("bash", {"command": "ls -la"})]
+    assert turn.stop.value == "tool_use" and turn.tool_calls[0].id
+
+
+def test_text_is_left_alone_for_hosted_providers() -> None:
+    with serve(Reply(text_stream(SAID, 5))) as s:
+        turn, streamed = complete(openai_model(s.url))  # text_calls is off by default
+    assert streamed == turn.text == SAID and turn.tool_calls == ()
+
+
+@pytest.mark.parametrize(("text", "calls", "visible"), [
+    ("no calls, just <tool_ words", [], "no calls, just <tool_ words"),
+    ('<tool_call>{"name": "read_file", "arguments": "{\\"path\\": \\"a\\"}"}</tool_call>',
+     [("read_file", {"path": "a"}, None)], ""),  # arguments as a JSON string
+    ('<tool_call>{"name": "grep", "parameters": {"pattern": "x"}}</tool_call>'
+     '<tool_call>{"name": "bash", "arguments": {"command": "pwd"}}',  # the last one unclosed
+     [("grep", {"pattern": "x"}, None), ("bash", {"command": "pwd"}, None)], ""),
+    ('ok <tool_call>{"name": "bash", "arguments": {"command": "ls"</tool_call>',
+     [("bash", {}, '{"name": "bash", "arguments": {"command": "ls"')], "ok"),
+])
+def test_text_call_blocks(text: str, calls: list[tuple[str, dict[str, Any], str | None]],
+                          visible: str) -> None:
+    with serve(Reply(text_stream(text, 4))) as s:
+        model = openai_model(s.url, "ollama")
+        model.text_calls = True
+        turn, _ = complete(model)
+    assert [(c.name, dict(c.arguments), c.raw_arguments) for c in turn.tool_calls] == calls
+    assert turn.text == visible
+
+
+def test_a_text_tool_call_runs_through_the_approval_pipeline(
+        cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch, ws: Path) -> None:
+    first = text_stream('<tool_call>{"name": "bash", "arguments": {"command": '
+                        '"touch made-by-text-call"}}</tool_call>', 9)
+    with serve(Reply(first), Reply(text_stream("done", 10))) as s:
+        monkeypatch.setenv("OLLAMA_HOST", s.url)
+        denied = cli("-p", "go", "-m", "ollama:qwen2.5:1.5b", "--auto-deny",
+                     "--output-format", "json")
+    call = json.loads(denied.out)["calls"][0]
+    assert (call["name"], call["decision"], call["source"]) == ("bash", "rejected_soft", "mode")
+    assert not (ws / "made-by-text-call").exists()  # a text call is asked like any other
+
+
+@pytest.mark.parametrize(("text", "provider", "url", "on"), [
+    ("", "ollama", "", True),
+    ("", "openai", "http://127.0.0.1:8080/v1", True),  # llama.cpp on this machine
+    ("", "openai", "", False),  # api.openai.com
+    ("llm:\n  textToolCalls: on\n", "openai", "https://gateway.example/v1", True),
+    ("llm:\n  textToolCalls: off\n", "ollama", "", False),
+])
+def test_text_calls_are_read_for_local_servers_or_when_configured(
+        text: str, provider: str, url: str, on: bool, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from saikish.models.openai_compat import OpenAICompatModel
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    if url:
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+    assert OpenAICompatModel.create(provider, "m", config(text, tmp_path)).text_calls is on

@@ -29,6 +29,7 @@ from saikish.models.remote import (
     waited_problem,
 )
 from saikish.models.sse import events
+from saikish.models.text_calls import TextCallFilter, with_text_calls
 from saikish.models.waiting import HOSTED, Waits, is_local, shut_down, waits_for
 from saikish.tools.base import Tool
 from saikish.types import Turn
@@ -41,8 +42,10 @@ class OpenAICompatModel:
     """A model behind an OpenAI-compatible /chat/completions endpoint."""
 
     def __init__(self, provider: str, model: str, api_key: str, base_url: str | None,
-                 waits: Waits = HOSTED) -> None:
+                 waits: Waits = HOSTED, text_calls: bool = False) -> None:
         self.name = f"{provider}:{model}"
+        # Read <tool_call> blocks in the answer text as calls (docs/SPEC.md §10.5).
+        self.text_calls = text_calls
         self.model, self.api_key = model, api_key
         self.base_url = (base_url or OPENAI_DEFAULT).rstrip("/")
         self.remote = Remote(provider, model, self.base_url,
@@ -68,13 +71,14 @@ class OpenAICompatModel:
         base_url = llm_value(config, provider, "base_url")
         if provider == "ollama":  # no key needed: an unset $VAR in apiKey is not an error
             return cls(provider, model, "ollama", base_url or ollama_url(),
-                       waits_for(config, local=True))
+                       waits_for(config, local=True), text_calls_on(config, local=True))
         key = llm_value(config, provider, "api_key") or os.environ.get("OPENAI_API_KEY")
         if not key:
             raise UsageError(no_key("OPENAI_API_KEY", "openai"))
         base_url = base_url or os.environ.get("OPENAI_BASE_URL")
-        return cls(provider, model, key, base_url,
-                   waits_for(config, local=is_local(base_url or OPENAI_DEFAULT)))
+        local = is_local(base_url or OPENAI_DEFAULT)
+        return cls(provider, model, key, base_url, waits_for(config, local),
+                   text_calls_on(config, local))
 
     def complete(self, system: str, messages: Sequence[Message], tools: Sequence[Tool],
                  on_text: TextSink) -> Turn:
@@ -94,6 +98,8 @@ class OpenAICompatModel:
         from openai._streaming import SSEDecoder  # the SDK's own SSE framing
 
         assembler = OpenAIAssembler()
+        found = TextCallFilter(on_text) if self.text_calls else None
+        sink: TextSink = found or on_text
         watch = self.remote.watchdog()
         try:
             stream = self.client.post("/chat/completions", body=body, cast_to=object,
@@ -101,23 +107,38 @@ class OpenAICompatModel:
             with contextlib.closing(stream.response) as response:
                 watch.start(lambda: shut_down(response))
                 read_answer(response, lambda chunks: consume(
-                    assembler, events(chunks, SSEDecoder()), on_text, watch.beat),
-                    lambda data: feed_whole(assembler, data, on_text))
+                    assembler, events(chunks, SSEDecoder()), sink, watch.beat),
+                    lambda data: feed_whole(assembler, data, sink))
         except Exception as exc:
             problem = attempt_problem(exc, openai, watch)
             if problem is None:
                 raise
-            raise StreamFailure(problem, assembler.text) from None
+            raise StreamFailure(problem, _shown(assembler, found)) from None
         finally:
             watch.stop()
         if watch.expired and not assembler.ended:  # the watchdog ended a silent stream
-            raise StreamFailure(waited_problem(watch), assembler.text)
+            raise StreamFailure(waited_problem(watch), _shown(assembler, found))
         if assembler.error is not None:  # old vLLM: {"object": "error", ...}
-            raise StreamFailure(_stream_problem(assembler.error, "stream error"), assembler.text)
+            raise StreamFailure(_stream_problem(assembler.error, "stream error"),
+                                _shown(assembler, found))
         if not assembler.ended:  # a cut connection looks like a short answer: never run it
             raise StreamFailure(truncated_problem(len(assembler.tool_calls()[0])),
-                                assembler.text)
-        return to_turn(assembler)
+                                _shown(assembler, found))
+        if found is None:
+            return to_turn(assembler)
+        found.finish()
+        return with_text_calls(to_turn(assembler), found)
+
+
+def _shown(assembler: OpenAIAssembler, found: TextCallFilter | None) -> str:
+    """The answer text the person saw (tool call blocks kept off the screen are not)."""
+    return found.visible if found is not None else assembler.text
+
+
+def text_calls_on(config: Config, local: bool) -> bool:
+    """llm.textToolCalls: on, off, or auto (on for Ollama and servers on this network)."""
+    setting = config.llm.text_tool_calls
+    return setting == "on" or (setting == "auto" and local)
 
 
 def to_turn(assembler: OpenAIAssembler) -> Turn:
