@@ -58,16 +58,20 @@ class Meter:
     @property
     def usage(self) -> Usage:
         """Every token of the session."""
-        total = Usage()
-        for spend in self.calls:
-            total += spend.usage
-        return total
+        return self.since(0)[0]
 
     @property
     def cost(self) -> float | None:
         """The session's dollars; None when no call had a known price."""
-        known = [s.cost for s in self.calls if s.cost is not None]
-        return sum(known) if known else None
+        return self.since(0)[1]
+
+    def since(self, start: int) -> tuple[Usage, float | None]:
+        """The tokens and dollars of the calls from number `start` on (a mark: len(calls))."""
+        total = Usage()
+        for spend in self.calls[start:]:
+            total += spend.usage
+        known = [s.cost for s in self.calls[start:] if s.cost is not None]
+        return total, (sum(known) if known else None)
 
     @property
     def unpriced(self) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ import yaml
 
 from saikish.cost import Price
 
+PROVIDERS_WITH_TABLE = ("openai", "anthropic", "ollama")
 PRICE_KEYS = {"input": "input", "output": "output", "cachedInput": "cached_input",
               "cacheWrite": "cache_write"}
 
@@ -68,3 +69,10 @@ def _row(value: Mapping[str, Any]) -> ModelInfo:
     if "input" in value and "output" in value:
         price = Price(**{PRICE_KEYS[k]: float(v) for k, v in value.items() if k in PRICE_KEYS})
     return ModelInfo(int(context) if context else None, price)
+
+
+def model_id(name: str) -> str:
+    """The provider's own name for a model named "provider:model"; "" for scripts and demos,
+    which the table does not know."""
+    provider, _, model = name.partition(":")
+    return model if provider in PROVIDERS_WITH_TABLE else ""

@@ -46,7 +46,9 @@ class Session:
     hooks: Hooks | None = None
     # The configured MCP servers (docs/SPEC.md §7.1); None when there are none.
     mcp: McpHost | None = None
-    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    id: str = field(default_factory=lambda: new_session_id())
+    # The session file hooks are told about (docs/SPEC.md §10.2); "" when none is kept.
+    transcript_path: str = ""
 
     def attach_mcp(self) -> McpHost | None:
         """A host for the config's MCP servers, not started yet; None when there are none.
@@ -60,6 +62,15 @@ class Session:
             self.mcp = McpHost(self.config.mcp_servers, self.workspace, paths.state_dir(),
                                self.config.secrets())
         return self.mcp
+
+    def adopt_transcript(self, session_id: str, path: str) -> None:
+        """From now on this run is the stored session `session_id`, kept at `path`: the
+        audit log and the hooks (session_id, transcript_path) say so."""
+        self.id, self.transcript_path = session_id, path
+        if self.audit is not None:
+            self.audit.session_id = session_id
+        if self.hooks is not None:
+            self.hooks.session_id, self.hooks.transcript_path = session_id, path
 
     def close(self) -> None:
         """Release what the session started (MCP servers); safe to call twice."""
@@ -168,6 +179,11 @@ class Session:
         before = len(self.session_rules)
         self.session_rules = [r for r in self.session_rules if r.text != text]
         return len(self.session_rules) < before
+
+
+def new_session_id() -> str:
+    """A fresh session id: 12 hex digits, unique enough for one person's sessions."""
+    return uuid.uuid4().hex[:12]
 
 
 def relative_path_rule(rule: Rule) -> bool:

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from saikish.config import Config, llm_value
+from saikish.context.probe import ask_server, http_fetch
+from saikish.context.window import OLLAMA_DEFAULT as OLLAMA_WINDOW
 from saikish.errors import UsageError
 from saikish.models.base import AssistantMessage, Message, TextSink, ToolResults, UserMessage
 from saikish.models.http_errors import HttpProblem
@@ -44,6 +46,7 @@ class OpenAICompatModel:
     def __init__(self, provider: str, model: str, api_key: str, base_url: str | None,
                  waits: Waits = HOSTED, text_calls: bool = False) -> None:
         self.name = f"{provider}:{model}"
+        self.provider = provider
         # Read <tool_call> blocks in the answer text as calls (docs/SPEC.md §10.5).
         self.text_calls = text_calls
         self.model, self.api_key = model, api_key
@@ -79,6 +82,23 @@ class OpenAICompatModel:
         local = is_local(base_url or OPENAI_DEFAULT)
         return cls(provider, model, key, base_url, waits_for(config, local),
                    text_calls_on(config, local))
+
+    @property
+    def local(self) -> bool:
+        """True for Ollama and servers on this machine or network."""
+        return self.provider == "ollama" or is_local(self.base_url)
+
+    def server_window(self) -> tuple[int, str] | None:
+        """The context window a local server runs this model with (docs/SPEC.md §10.3):
+        (tokens, where the figure came from), or None to use the table."""
+        if not self.local:
+            return None
+        ollama = self.provider == "ollama"
+        found = ask_server(self.base_url, self.model, ollama, http_fetch)
+        if found:
+            return found, "server"
+        # Ollama cuts a longer prompt silently: its own default is the safe guess.
+        return (OLLAMA_WINDOW, "default") if ollama else None
 
     def complete(self, system: str, messages: Sequence[Message], tools: Sequence[Tool],
                  on_text: TextSink) -> Turn:

@@ -79,7 +79,8 @@ class Remote:
                 if (not problem.retryable or partial or number == self.attempts - 1
                         or out_of_time):
                     raise ModelError(self.describe(problem, number + 1, bool(partial)),
-                                     retryable=problem.retryable, partial=partial) from None
+                                     retryable=problem.retryable, partial=partial,
+                                     kind=problem.kind) from None
                 self.notice(RetryNotice(f"{self.label} {_what(problem)}: waiting {wait:.0f}s "
                                         f"before trying again ({number + 2} of {self.attempts})",
                                         attempt=number + 2, delay_s=wait))
@@ -100,9 +101,10 @@ class Remote:
                 " Check the model name (-m PROVIDER:MODEL)."
             return f"{self.label}: model '{self.model}' not found at {self.url} ({what}).{hint}"
         if problem.kind == "context_length":
-            return (f"{self.label}: the conversation is too long for {self.model}'s context "
-                    f"window ({what}). Use /clear to start over, or a model with a larger "
-                    f"context.")
+            return (f"{self.label}: the request is too long for {self.model}'s context "
+                    f"window ({what}). saikish compacts older turns and tries once more; "
+                    f"if that is not enough, set llm.contextWindow or use a model with a "
+                    f"larger window.")
         if problem.kind == "quota":
             return (f"{self.label}: the account has no quota left ({what}). Check the plan "
                     f"and billing; not retrying.")
