@@ -46,7 +46,7 @@ from saikish.models.base import (
 )
 from saikish.session import Session, new_session_id
 from saikish.sessions.log import SessionLog
-from saikish.sessions.records import decision_record
+from saikish.sessions.records import call_result_record, decision_record
 from saikish.tools.base import RunContext, Tool
 from saikish.tools.function import Toolset, flatten
 from saikish.tools.registry import ToolRegistry
@@ -162,14 +162,18 @@ class Agent:
     def record_to(self, log: SessionLog) -> None:
         """Write the conversation to `log` from now on (docs/SPEC.md §10.2); hooks get its
         path as transcript_path."""
-        if self.conversation.log is not None:
-            self.conversation.log.close()
         self.conversation.log = log
-        self.executor.session.adopt_transcript(log.id, str(log.path))
+        self.executor.session.adopt_transcript(log)
 
     def _record_decision(self, event: Event) -> None:
-        if isinstance(event, CallDecided) and self.conversation.log is not None:
+        """Decisions for /transcript, and each result as it comes: a crash in the middle of
+        a batch loses only the calls still running (docs/SPEC.md §10.2)."""
+        if self.conversation.log is None:
+            return
+        if isinstance(event, CallDecided):
             self.conversation.write(decision_record(event))
+        elif isinstance(event, CallFinished):
+            self.conversation.write(call_result_record(event.result))
 
     @property
     def tools(self) -> list[Tool]:
@@ -203,8 +207,6 @@ class Agent:
 
     def close(self) -> None:
         """Shut down what the session started (MCP servers); the agent is done."""
-        if self.conversation.log is not None:
-            self.conversation.log.close()
         self.executor.session.close()
 
     def __enter__(self) -> Agent:

@@ -76,7 +76,7 @@ class ModelCalls:
         """The older turns replaced by the model's summary; None when there are none."""
         keeper = self.window()
         done = keeper.compact(self.conversation.messages, fixed_tokens(system, tools),
-                              self._ask, focus)
+                              self._ask, focus, everything=reason == "request")
         if done is None:
             return None
         self.conversation.compact(done.summary, done.kept, done.shortened, focus)

@@ -19,6 +19,7 @@ from saikish.types import Autonomy, Mode, Scope
 
 if TYPE_CHECKING:
     from saikish.mcp.host import McpHost
+    from saikish.sessions.log import SessionLog
 
 
 @dataclass
@@ -47,8 +48,8 @@ class Session:
     # The configured MCP servers (docs/SPEC.md §7.1); None when there are none.
     mcp: McpHost | None = None
     id: str = field(default_factory=lambda: new_session_id())
-    # The session file hooks are told about (docs/SPEC.md §10.2); "" when none is kept.
-    transcript_path: str = ""
+    # The session file the conversation is written to (docs/SPEC.md §10.2), if any.
+    transcript: SessionLog | None = None
 
     def attach_mcp(self) -> McpHost | None:
         """A host for the config's MCP servers, not started yet; None when there are none.
@@ -63,17 +64,21 @@ class Session:
                                self.config.secrets())
         return self.mcp
 
-    def adopt_transcript(self, session_id: str, path: str) -> None:
-        """From now on this run is the stored session `session_id`, kept at `path`: the
-        audit log and the hooks (session_id, transcript_path) say so."""
-        self.id, self.transcript_path = session_id, path
+    def adopt_transcript(self, log: SessionLog) -> None:
+        """From now on this run is the stored session `log`: the audit log and the hooks
+        (session_id, transcript_path) say so; the file it replaces is let go."""
+        if self.transcript is not None and self.transcript is not log:
+            self.transcript.close()
+        self.transcript, self.id = log, log.id
         if self.audit is not None:
-            self.audit.session_id = session_id
+            self.audit.session_id = log.id
         if self.hooks is not None:
-            self.hooks.session_id, self.hooks.transcript_path = session_id, path
+            self.hooks.session_id, self.hooks.transcript_path = log.id, str(log.path)
 
     def close(self) -> None:
-        """Release what the session started (MCP servers); safe to call twice."""
+        """Release what the session started (MCP servers, its file); safe to call twice."""
+        if self.transcript is not None:
+            self.transcript.close()
         if self.mcp is not None:
             self.mcp.close()
 

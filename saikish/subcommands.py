@@ -30,6 +30,10 @@ def run_subcommand(name: str, argv: list[str], io: Streams) -> int:
         from saikish.configcmd import config_command, trust_command
 
         return (config_command if name == "config" else trust_command)(argv, io)
+    if name == "sessions":
+        from saikish.sessioncmd import sessions_command
+
+        return sessions_command(argv, io)
     handler = {"check": check, "allowlist": allowlist, "audit": audit, "acp": acp}[name]
     return handler(argv, io)
 

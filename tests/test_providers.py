@@ -156,12 +156,22 @@ def test_anthropic_follow_up_keeps_thinking_and_answers_every_id() -> None:
         complete(model, [UserMessage("hi"), AssistantMessage(turn), ToolResults(results),
                          UserMessage("and now?")])
         follow_up = s.requests[1]
-    assert follow_up["system"] == "system"
+    # Prompt caching (docs/SPEC.md §10.4): breakpoints after the tools, the system prompt
+    # and the conversation so far; never on a thinking block.
+    assert follow_up["system"] == [{"type": "text", "text": "system",
+                                    "cache_control": {"type": "ephemeral"}}]
+    assert follow_up["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert all("cache_control" not in t for t in follow_up["tools"][:-1])
+    marked = [(m["role"], b["type"]) for m in follow_up["messages"] for b in m["content"]
+              if "cache_control" in b]
+    assert marked == [("user", "text")]  # the last block: "and now?"
+    assert follow_up["messages"][-1]["content"][-1]["text"] == "and now?"
     assistant = follow_up["messages"][1]["content"]
     assert assistant[0] == {"type": "thinking", **spec["expect"]["thinking"][0]}
     assert [b["id"] for b in assistant if b["type"] == "tool_use"] == [
         c["id"] for c in spec["expect"]["tool_calls"]]
     user = follow_up["messages"][2]
+    assert "cache_control" not in assistant[0]  # thinking blocks are sent back unchanged
     assert [(b["type"], b.get("tool_use_id")) for b in user["content"]] == [
         ("tool_result", c["id"]) for c in spec["expect"]["tool_calls"]] + [("text", None)]
     assert len(follow_up["messages"]) == 3  # consecutive user content merged

@@ -72,6 +72,8 @@ class WireServer:
     port: int = 0
     # Set when the server shuts down: stalled handlers wake up and hang up.
     release: threading.Event = field(default_factory=threading.Event)
+    # JSON answers to GET requests by path (a server's /props, /v1/models); others get 404.
+    pages: dict[str, Any] = field(default_factory=dict)
 
     @property
     def url(self) -> str:
@@ -79,16 +81,32 @@ class WireServer:
 
 
 @contextmanager
-def serve(*replies: Reply) -> Iterator[WireServer]:
-    state = WireServer(list(replies))
+def serve(*replies: Reply, pages: dict[str, Any] | None = None) -> Iterator[WireServer]:
+    state = WireServer(list(replies), pages=dict(pages or {}))
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.0"  # the body ends when the connection closes
 
+        def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+            state.paths.append(self.path)
+            page = state.pages.get(self.path)
+            body = json.dumps(page).encode() if page is not None else b'{"error": "no"}'
+            self.send_response(200 if page is not None else 404)
+            self.send_header("content-type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
         def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
             state.paths.append(self.path)
             length = int(self.headers.get("content-length") or 0)
-            state.requests.append(json.loads(self.rfile.read(length) or b"{}"))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            if self.path in state.pages:  # Ollama's /api/show is a POST
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.end_headers()
+                self.wfile.write(json.dumps(state.pages[self.path]).encode())
+                return
+            state.requests.append(body)
             reply = state.replies.pop(0) if len(state.replies) > 1 else state.replies[0]
             if reply.stall_first:
                 state.release.wait()

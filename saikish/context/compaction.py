@@ -23,6 +23,7 @@ SUMMARY_SYSTEM = (
 HEADER = "[saikish: the earlier part of this conversation was compacted; your summary of it:]"
 RESULT_CHARS = 2000  # of one tool result in the summariser's input
 TEXT_CHARS = 8000  # of one message's text in it
+NOTE = 200  # characters a cut's note takes, about
 
 
 @dataclass(frozen=True)
@@ -57,15 +58,18 @@ def shorten(messages: Sequence[Message], budget: int) -> tuple[list[Message], di
     """`messages` with their longest tool results cut until they fit `budget` tokens."""
     out = list(messages)
     shortened: dict[str, str] = {}
-    while messages_tokens(out) > budget:
+    while (excess := messages_tokens(out) - budget) > 0:
         longest = max(((len(r.content), i, r) for i, m in enumerate(out)
                        if isinstance(m, ToolResults) for r in m.results),
                       default=None, key=lambda item: item[0])
-        if longest is None or longest[0] <= 200:
-            break  # nothing left worth cutting: the plan keeps what it must
+        if longest is None:
+            break
         size, index, result = longest
-        excess = (messages_tokens(out) - budget) * CHARS_PER_TOKEN
-        content = cut_result(result.content, max(size - excess, 200), "compacting")
+        # The note the cut adds takes room too; the cut must gain, or it is the last.
+        content = cut_result(result.content, max(size - excess * CHARS_PER_TOKEN - NOTE, NOTE),
+                             "compacting")
+        if len(content) >= size:
+            break  # nothing left worth cutting: the plan keeps what it must
         shortened[result.call_id] = content
         out[index] = replace_result(out[index], result.call_id, content)
     return out, shortened

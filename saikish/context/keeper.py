@@ -78,9 +78,10 @@ class ContextKeeper:
             for r in results.results))
 
     def compact(self, messages: Sequence[Message], fixed: int, ask: Ask,
-                focus: str = "") -> Compaction | None:
-        """Summarise the older turns with `ask`; None when there is nothing older."""
-        keep = max(self.window.budget(KEEP_RECENT), 1)
+                focus: str = "", everything: bool = False) -> Compaction | None:
+        """Summarise the older turns with `ask`; None when there is nothing older.
+        `everything` (a person's /compact): all but the last step is summarised."""
+        keep = 1 if everything else max(self.window.budget(KEEP_RECENT), 1)
         chosen = plan(messages, keep)
         if chosen is None:
             return None

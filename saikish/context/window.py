@@ -23,6 +23,7 @@ LOCAL_DEFAULT = 8192
 OLLAMA_DEFAULT = 4096  # Ollama's own default num_ctx; it cuts longer prompts silently
 _LIMITS = [  # what servers say when a request is too long, with the window in it
     re.compile(r"maximum context length is (\d+)", re.IGNORECASE),  # OpenAI, vLLM
+    re.compile(r"limit of (\d+) tokens", re.IGNORECASE),  # OpenAI's newer wording
     re.compile(r"tokens? > (\d+) maximum", re.IGNORECASE),  # Anthropic
     re.compile(r"context (?:size|window|length) (?:is |of )?\(?(\d{3,})", re.IGNORECASE),
     re.compile(r"n_ctx\D{0,5}(\d{3,})", re.IGNORECASE),  # llama.cpp

@@ -33,6 +33,9 @@ from saikish.tools.base import Tool
 from saikish.types import Turn
 
 MAX_TOKENS = 8192
+# Anthropic's prompt caching: a breakpoint after the stable prefix (tools, system prompt,
+# the conversation so far); the next request reads that prefix at a tenth of the price.
+EPHEMERAL = {"type": "ephemeral"}
 ANTHROPIC_DEFAULT = "https://api.anthropic.com"
 
 
@@ -75,12 +78,13 @@ class AnthropicModel:
                  on_text: TextSink) -> Turn:
         """One streamed call, retried by policy."""
         body: dict[str, Any] = {"model": self.model, "max_tokens": MAX_TOKENS,
-                                "messages": wire_messages(messages), "stream": True}
+                                "messages": cached(wire_messages(messages)), "stream": True}
         if system:
-            body["system"] = system
+            body["system"] = [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
         if tools:
             body["tools"] = [{"name": t.name, "description": t.description,
                               "input_schema": dict(t.schema)} for t in tools]
+            body["tools"][-1]["cache_control"] = EPHEMERAL
         return self.remote.run(lambda sink: self._attempt(body, sink), on_text)
 
     def _attempt(self, body: dict[str, Any], on_text: TextSink) -> Turn:
@@ -149,6 +153,20 @@ def wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                         "input": dict(c.arguments)} for c in turn.tool_calls]
             _add(out, "assistant", blocks or [{"type": "text", "text": "(no answer)"}])
     return out
+
+
+def cached(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The conversation with a cache breakpoint on its last block: the next request starts
+    with all of it, so the provider reads it from its prompt cache (docs/SPEC.md §10.4).
+    With the tools' and the system prompt's, three of the four breakpoints allowed."""
+    if not messages:
+        return messages
+    blocks = messages[-1]["content"]
+    for index in range(len(blocks) - 1, -1, -1):
+        if blocks[index].get("type") not in ("thinking", "redacted_thinking"):  # never cached
+            blocks[index] = {**blocks[index], "cache_control": EPHEMERAL}
+            break
+    return messages
 
 
 def _add(out: list[dict[str, Any]], role: str, content: list[dict[str, Any]]) -> None:

@@ -1,8 +1,9 @@
 """Messages as the JSON lines of a session file, and back (docs/SPEC.md §10.2). Pure.
 
 Every line is an object with a `type`: `session` (the header), `user`, `assistant`,
-`results`, `decision`, `spend` (the tokens and cost of one model call), `compact`
-(older turns replaced by a summary) and `clear`. A reader skips types it does not know.
+`results` (a batch's), `decision` and `call_result` (one call's, as it happens),
+`spend` (the tokens and cost of one model call), `compact` (older turns replaced by
+a summary) and `clear`. A reader skips types it does not know.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from saikish.types import StopReason, ToolCall, ToolResult, Turn, Usage
 from saikish.vocabulary import decision_fields
 
 VERSION = 1
+RECOVERED_CHARS = 4000  # of a result kept on its own before its batch is done
 USAGE_KEYS = ("input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens")
 
 
@@ -60,6 +62,26 @@ def decision_record(event: CallDecided) -> dict[str, Any]:
     return {"type": "decision", "call": {"id": event.call.id, "name": event.call.name,
                                          "arguments": event.call.wire_arguments},
             **decision_fields(event.decision, event.assessment, event.edited)}
+
+
+def call_result_record(result: ToolResult) -> dict[str, Any]:
+    """One call's result as it finished, kept in case saikish ends before its batch does;
+    its head only (the batch's `results` line holds it whole)."""
+    content = result.content
+    if len(content) > RECOVERED_CHARS:
+        content = (content[:RECOVERED_CHARS] + f"\n[saikish: {len(content) - RECOVERED_CHARS} "
+                   f"more characters were not kept]")
+    return {"type": "call_result", "id": result.call_id, "name": result.name,
+            "content": content, "error": result.is_error}
+
+
+def result_of(record: Mapping[str, Any]) -> ToolResult | None:
+    """The result a `call_result` line holds."""
+    try:
+        return ToolResult(str(record["id"]), str(record["name"]), str(record["content"]),
+                          bool(record.get("error")))
+    except (KeyError, TypeError):
+        return None
 
 
 def spend_record(spend: Spend) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from saikish.context.compaction import replace_result, summary_message
 from saikish.cost import Spend
 from saikish.errors import SaikishError
 from saikish.models.base import AssistantMessage, Message, ToolResults
-from saikish.sessions.records import message_of, spend_of
+from saikish.sessions.records import message_of, result_of, spend_of
 from saikish.types import ToolCall, ToolResult
 
 INTERRUPTED = ("No result: saikish ended before this call finished, and the session was "
@@ -67,18 +67,25 @@ def replay(records: Sequence[Mapping[str, Any]]) -> Replay:
     header: Mapping[str, Any] = {}
     messages: list[Message] = []
     spends: list[Spend] = []
+    loose: list[ToolResult] = []  # results of a batch that never finished
     for record in records:
         kind = record.get("type")
         if kind == "session" and not header:
             header = record
         elif kind == "spend" and (spend := spend_of(record)) is not None:
             spends.append(spend)
-        elif kind == "compact":
-            messages = _compacted(messages, record)
-        elif kind == "clear":
-            messages = []
+        elif kind == "call_result" and (result := result_of(record)) is not None:
+            loose.append(result)
+        elif kind in ("compact", "clear"):
+            messages = _compacted(messages, record) if kind == "compact" else []
+            loose = []
         elif (message := message_of(record)) is not None:
+            if loose and not isinstance(message, ToolResults):
+                messages.append(ToolResults(tuple(loose)))
+            loose = []
             messages.append(message)
+    if loose:
+        messages.append(ToolResults(tuple(loose)))
     repaired, count = repair(messages)
     return Replay(header, tuple(repaired), tuple(spends), count)
 
