@@ -104,7 +104,8 @@ def init(repl: Repl, arg: str) -> None:
 
     target = Path(repl.session.workspace) / "AGENTS.md"
     if target.exists() or target.is_symlink():
-        repl.say(f"{target} exists already; edit it (it is read at start and after /init)")
+        repl.say("AGENTS.md exists already in this workspace: edit it (it is read at start "
+                 "and after /init)")
         return
     text = starter_agents_md(Path(repl.session.workspace))
     repl.console.print(Panel(Text(inert(text)), title=f"new file {target}", expand=False))
@@ -117,4 +118,4 @@ def init(repl: Repl, arg: str) -> None:
         return
     atomic_write(target, text)
     repl.agent.read_instructions()
-    repl.say(f"wrote {target}; the model reads it from the next message on")
+    repl.say("AGENTS.md written; the model reads it from the next message on")
