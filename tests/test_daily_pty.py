@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pexpect
@@ -14,10 +14,19 @@ import pytest
 
 from tests.conftest import Run, write_script
 from tests.test_providers import chunk, sse
-from tests.test_pty import PROMPT, Shell, shell, start  # noqa: F401 (shell is a fixture)
+from tests.test_pty import PROMPT, Shell, start
 from tests.wire_server import Reply, serve
 
 pytestmark = pytest.mark.slow  # each test starts saikish in a real pseudo-terminal
+
+
+@pytest.fixture
+def shells() -> Iterator[list[Shell]]:
+    """The saikish processes a test started; none outlives it."""
+    made: list[Shell] = []
+    yield made
+    for each in made:
+        each.child.close(force=True)
 
 ONE_CALL = """\
 - text: Looking.
@@ -32,7 +41,7 @@ ONE_CALL = """\
 
 
 def test_the_status_line_and_cost_show_tokens_dollars_and_context(
-        shell: list[Shell], tmp_path: Path) -> None:
+        shells: list[Shell], tmp_path: Path) -> None:
     usage = {"prompt_tokens": 1000, "completion_tokens": 100,
              "prompt_tokens_details": {"cached_tokens": 800}}
     answer = sse(chunk(content="priced answer"), {"choices": [], "usage": usage},
@@ -40,7 +49,7 @@ def test_the_status_line_and_cost_show_tokens_dollars_and_context(
     with serve(Reply(answer)) as server:
         env = {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": f"{server.url}/v1"}
         s = Shell("", tmp_path, env=env, model="openai:gpt-4.1")
-        shell.append(s)
+        shells.append(s)
         s.say("hello")
         # gpt-4.1: 200 plain at $2, 800 cached at $0.50, 100 out at $8 per million tokens
         s.on_screen("↑ 1,000 (800 cached) ↓ 100 tokens · $0.0016 · context")
@@ -51,8 +60,8 @@ def test_the_status_line_and_cost_show_tokens_dollars_and_context(
 
 
 def test_transcript_shows_calls_decisions_and_results_in_the_pager(
-        shell: list[Shell], tmp_path: Path) -> None:
-    s = start(shell, ONE_CALL, tmp_path, env={"PAGER": "cat"})
+        shells: list[Shell], tmp_path: Path) -> None:
+    s = start(shells, ONE_CALL, tmp_path, env={"PAGER": "cat"})
     s.say("look around")
     s.expect("First answer.")
     s.expect(PROMPT)
@@ -63,9 +72,9 @@ def test_transcript_shows_calls_decisions_and_results_in_the_pager(
     assert s.quit(at_prompt=True) == 0
 
 
-def test_clear_starts_a_new_session_and_resume_goes_back(shell: list[Shell],
+def test_clear_starts_a_new_session_and_resume_goes_back(shells: list[Shell],
                                                           tmp_path: Path) -> None:
-    s = start(shell, ONE_CALL, tmp_path)
+    s = start(shells, ONE_CALL, tmp_path)
     s.say("alpha question")
     s.expect("First answer.")
     s.say("/clear")
@@ -85,7 +94,7 @@ def test_clear_starts_a_new_session_and_resume_goes_back(shell: list[Shell],
 
 
 def test_resume_without_an_id_lists_this_workspaces_sessions(
-        cli: Callable[..., Run], tmp_path: Path, shell: list[Shell]) -> None:
+        cli: Callable[..., Run], tmp_path: Path) -> None:
     assert cli("-p", "the earlier question", "-m",
                write_script(tmp_path / "s.yml", ONE_CALL)).code == 0
     (tmp_path / "s.yml").write_text(ONE_CALL)
@@ -106,10 +115,10 @@ def test_resume_without_an_id_lists_this_workspaces_sessions(
     assert child.exitstatus == 0
 
 
-def test_init_shows_a_starter_and_writes_it_only_on_yes(shell: list[Shell], ws: Path,
+def test_init_shows_a_starter_and_writes_it_only_on_yes(shells: list[Shell], ws: Path,
                                                         tmp_path: Path) -> None:
     (ws / "package.json").write_text(json.dumps({"scripts": {"test": "jest"}}))
-    s = start(shell, ONE_CALL, tmp_path)
+    s = start(shells, ONE_CALL, tmp_path)
     s.say("/init")
     s.expect("write AGENTS.md? [y/N]")
     s.on_screen("- Test: `npm test`")
@@ -126,8 +135,8 @@ def test_init_shows_a_starter_and_writes_it_only_on_yes(shell: list[Shell], ws: 
     assert s.quit() == 0
 
 
-def test_compact_summarises_on_request(shell: list[Shell], tmp_path: Path) -> None:
-    s = start(shell, ONE_CALL, tmp_path)
+def test_compact_summarises_on_request(shells: list[Shell], tmp_path: Path) -> None:
+    s = start(shells, ONE_CALL, tmp_path)
     s.say("/compact")
     s.expect("nothing to compact yet")
     for word in ("one", "two", "three"):
