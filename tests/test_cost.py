@@ -136,3 +136,32 @@ def test_bad_llm_values_name_the_line_and_key(cli: Any, tmp_path: Path, text: st
 
 def test_dollars_are_shown_with_enough_digits() -> None:
     assert (dollars(0.00123), dollars(12.5), dollars(None)) == ("$0.0012", "$12.50", "$?")
+
+
+USAGE = {"prompt_tokens": 1000, "completion_tokens": 100,
+         "prompt_tokens_details": {"cached_tokens": 800}}
+# gpt-4.1: 200 plain prompt tokens at $2, 800 cached at $0.50, 100 out at $8 per million
+GPT41_COST = (200 * 2 + 800 * 0.5 + 100 * 8) / 1e6
+
+
+@pytest.mark.parametrize("output", ["json", "stream-json"])
+def test_json_outputs_carry_tokens_and_cost(cli: Any, output: str,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.test_providers import chunk, sse
+
+    answer = sse(chunk(content="hi"), {"choices": [], "usage": USAGE}, chunk(finish="stop"))
+    with serve(Reply(answer)) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
+        run = cli("-p", "hello", "-m", "openai:gpt-4.1", "--output-format", output)
+    assert run.code == 0, run.err
+    lines = [json.loads(line) for line in run.out.splitlines()]
+    usage = {"input_tokens": 1000, "output_tokens": 100, "cached_tokens": 800,
+             "cache_write_tokens": 0}
+    final = lines[-1]
+    assert (final["usage"], final["cost"]) == (usage, pytest.approx(GPT41_COST))
+    if output == "stream-json":
+        [event] = [line for line in lines if line["type"] == "usage"]
+        assert event == {"type": "usage", **usage, "cost": pytest.approx(GPT41_COST)}
+        [end] = [line for line in lines if line["type"] == "run_end"]
+        assert end["cost"] == pytest.approx(GPT41_COST)
