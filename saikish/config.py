@@ -255,6 +255,10 @@ def show_value(value: Any, limit: int = 200) -> str:
     """A setting's value as one short line (rules by their text)."""
     if isinstance(value, tuple) and all(isinstance(v, Rule) for v in value):
         text = ", ".join(r.text for r in value)
+    elif isinstance(value, tuple) and all(isinstance(v, tuple) and len(v) == 2 and
+                                          isinstance(v[1], Price) for v in value):
+        text = "; ".join(f"{glob}: ${p.input:g} in, ${p.output:g} out per million tokens"
+                         for glob, p in value) or "(none)"
     elif isinstance(value, (dict, list)):
         text = yaml.safe_dump(value, default_flow_style=True, width=10_000).strip()
     else:

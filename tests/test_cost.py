@@ -165,3 +165,23 @@ def test_json_outputs_carry_tokens_and_cost(cli: Any, output: str,
         assert event == {"type": "usage", **usage, "cost": pytest.approx(GPT41_COST)}
         [end] = [line for line in lines if line["type"] == "run_end"]
         assert end["cost"] == pytest.approx(GPT41_COST)
+
+
+def test_an_untrusted_project_sets_the_window_but_not_the_prices(ws: Path) -> None:
+    from saikish.config import load_effective
+
+    (ws / "agent.yml").write_text("llm:\n  contextWindow: 4096\n  firstTokenTimeout: 5000\n"
+                                  "  prices:\n    '*': {input: 0, output: 0}\n")
+    config = load_effective(None, ws)
+    assert config.llm.context_window == 4096  # a fact about the model: it loosens nothing
+    assert config.llm.prices == () and config.llm.first_token_timeout is None
+    warned = "\n".join(config.warnings())
+    assert "llm.prices ignored: it changes the costs shown" in warned
+    assert "llm.firstTokenTimeout ignored: it loosens" in warned
+
+
+def test_saikish_config_shows_prices_readably(cli: Any, tmp_path: Path) -> None:
+    path = tmp_path / "agent.yml"
+    path.write_text("llm:\n  prices:\n    'my-*': {input: 1.5, output: 3}\n")
+    run = cli("config", "-c", str(path))
+    assert "my-*: $1.5 in, $3 out per million tokens" in run.out, run.out
