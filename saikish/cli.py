@@ -222,6 +222,8 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
     _print_result(args.output_format, result, collected, io)
     if result.message:
         print(f"saikish: {result.message}", file=io.stderr)
+    if agent.conversation.log is not None and agent.conversation.log.failed:
+        print(f"saikish: {agent.conversation.log.failed}", file=io.stderr)
     return exit_code(result, collected.calls if args.fail_on_deny else ())
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -213,3 +214,17 @@ def test_a_torn_last_line_loses_that_event_only(cli: CLI, tmp_path: Path) -> Non
     after = replay(read_records(path))
     assert [getattr(m, "text", None) for m in after.messages][4] == "again"
 
+
+
+def test_a_session_that_cannot_be_written_is_said_once_and_the_run_goes_on(
+        cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("a file where the state dir should be\n")
+    monkeypatch.setenv("SAIKISH_STATE_DIR", str(blocked))
+    run = cli("-p", "hello", "-m", write_script(tmp_path / "s.yml", TWO_TURNS))
+    assert (run.code, run.out) == (0, "all done\n")
+    said = [line for line in run.err.splitlines() if line.startswith("saikish:")]
+    assert len(said) == 1, run.err
+    assert re.fullmatch(rf"saikish: the session file {re.escape(str(blocked))}/sessions/"
+                        rf"[0-9a-f]{{12}}\.jsonl cannot be written \(Not a directory\); "
+                        rf"this session is not saved", said[0]), said

@@ -58,8 +58,9 @@ def ask_server(base_url: str, model: str, ollama: bool, fetch: Fetch) -> int | N
     if ollama:
         return window_from_ollama(fetch(f"{root}/api/ps", None),
                                   fetch(f"{root}/api/show", {"model": model}), model)
-    return window_from_models(fetch(f"{base_url.rstrip('/')}/models", None), model) or \
-        window_from_props(fetch(f"{root}/props", None))
+    # llama.cpp's /props has the window it runs with; its /v1/models only the trained one.
+    return window_from_props(fetch(f"{root}/props", None)) or \
+        window_from_models(fetch(f"{base_url.rstrip('/')}/models", None), model)
 
 
 def http_fetch(url: str, body: Mapping[str, Any] | None) -> Any:

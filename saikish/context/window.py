@@ -19,6 +19,7 @@ KEEP_RECENT = 0.30  # of the window: recent turns kept word for word by a compac
 RESULT_SHARE = 0.30  # of the window: the most one tool result may take
 MAX_RESERVE = 8192  # tokens kept free for the answer (Anthropic's max_tokens)
 HOSTED_DEFAULT = 128_000
+MIN_RATIO = 0.8  # the lowest correction of our estimates a server's count can bring
 LOCAL_DEFAULT = 8192
 OLLAMA_DEFAULT = 4096  # Ollama's own default num_ctx; it cuts longer prompts silently
 _LIMITS = [  # what servers say when a request is too long, with the window in it
@@ -61,9 +62,13 @@ class ContextWindow:
         return self.tokens_of(estimate) / self.tokens
 
     def learn(self, estimate: int, counted: int) -> None:
-        """The server counted `counted` tokens for a request we estimated at `estimate`."""
+        """The server counted `counted` tokens for a request we estimated at `estimate`.
+
+        Believed upwards more than downwards: a server that reuses a cached prefix may
+        count only the tokens it evaluated (Ollama), and guessing too low overflows.
+        """
         if estimate > 0 and counted > 0:
-            self.ratio = min(max(counted / estimate, 0.5), 4.0)
+            self.ratio = min(max(counted / estimate, MIN_RATIO), 4.0)
 
     def shrink_to(self, tokens: int) -> None:
         """The server refused a request: its window is at most `tokens`."""

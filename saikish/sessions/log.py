@@ -93,8 +93,9 @@ class SessionLog:
             self._header_due = False
             try:
                 self._hold()
-            except (OSError, SessionBusy) as exc:
-                self.failed = f"the session file {self.path} cannot be written ({exc})"
+            except OSError as exc:
+                self.failed = f"the session file {self.path} cannot be written " \
+                              f"({exc.strerror or exc}); this session is not saved"
                 return
             self.append({**self.header, "created": _now()})
         entry = {"time": _now(), **record}
