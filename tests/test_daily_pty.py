@@ -107,6 +107,8 @@ def test_resume_without_an_id_lists_this_workspaces_sessions(
         child.expect_exact("resume which session?")
         child.send("\r")  # Enter: the newest
         child.expect_exact("resumed session")
+        child.expect_exact("last prompt: the earlier question")  # where it stands
+        child.expect_exact("First answer.")  # the answer the -p run ended with
         child.expect_exact(PROMPT)
         child.sendcontrol("d")
         child.expect(pexpect.EOF)

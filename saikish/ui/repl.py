@@ -51,7 +51,10 @@ class Repl:
         self.opening: list[str] = []  # said under the banner
         replayed = start(self.agent, resumed) if store else None
         if resumed is not None and replayed is not None:
-            self.opening.append(resumed_line(resumed, replayed))
+            from saikish.ui.sessions import last_exchange
+
+            self.opening += [resumed_line(resumed, replayed),
+                             *last_exchange(replayed.messages)]
 
     def run(self) -> int:
         """Read and answer messages until /exit or Ctrl-D."""

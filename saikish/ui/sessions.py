@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from saikish.models.base import AssistantMessage, Message, UserMessage
 from saikish.sessions.catalog import SessionInfo
 from saikish.ui.inert import inert
 
@@ -72,3 +73,15 @@ def pick_session(infos: Sequence[SessionInfo], console: Console,
         if len(chosen) == 1:
             return chosen[0]
         console.print(Text(f"'{inert(answer)}' is not one of the sessions above", style="red"))
+
+
+def last_exchange(messages: Sequence[Message], lines: int = 3) -> list[str]:
+    """Where a resumed session stands: its last prompt and the first lines of the answer."""
+    prompts = [m for m in messages if isinstance(m, UserMessage)]
+    answers = [m for m in messages if isinstance(m, AssistantMessage) and m.turn.text]
+    out = [f"last prompt: {one_line(prompts[-1].text)}"] if prompts else []
+    if answers:
+        text = answers[-1].turn.text.strip().splitlines()
+        out += [f"  {one_line(line, 100)}" for line in text[:lines]]
+        out += [f"  … {len(text) - lines} more lines"] if len(text) > lines else []
+    return out
