@@ -314,7 +314,8 @@ def error_fixture(name: str) -> dict[str, Any]:
 ERRORS = sorted(p.name.removesuffix(".error.json")
                 for p in (SHARED / "wire" / "errors").glob("*.error.json")) or ["(absent)"]
 HINTS = {"auth": "API key was rejected", "not_found": "not found",
-         "context_length": "/clear", "quota": "not retrying", "rate_limit": "failed after 4",
+         "context_length": "compacts older turns and tries once more",
+         "quota": "not retrying", "rate_limit": "failed after 4",
          "server": "failed after 4", "overloaded": "failed after 4"}
 
 
@@ -441,7 +442,9 @@ def test_cli_against_an_openai_compatible_server(cli: Callable[..., Run],
     assert run.code == 0 and data["result"] == "Done."
     assert [(c["id"], c["decision"]) for c in data["calls"]] == [
         ("call_ls", "approved"), ("call_rm", "rejected_soft")]
-    assert data["usage"] == {"input_tokens": 30, "output_tokens": 7}
+    assert data["usage"] == {"input_tokens": 30, "output_tokens": 7, "cached_tokens": 0,
+                             "cache_write_tokens": 0}
+    assert data["cost"] is None  # test-model has no known price
     tool_messages = [m for m in follow_up if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_messages] == ["call_ls", "call_rm"]
     assert "this run allows no such calls" in tool_messages[1]["content"]

@@ -88,7 +88,8 @@ def serve(*replies: Reply, pages: dict[str, Any] | None = None) -> Iterator[Wire
         protocol_version = "HTTP/1.0"  # the body ends when the connection closes
 
         def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
-            state.paths.append(self.path)
+            if self.command == "GET":
+                state.paths.append(self.path)
             page = state.pages.get(self.path)
             body = json.dumps(page).encode() if page is not None else b'{"error": "no"}'
             self.send_response(200 if page is not None else 404)
@@ -100,11 +101,8 @@ def serve(*replies: Reply, pages: dict[str, Any] | None = None) -> Iterator[Wire
             state.paths.append(self.path)
             length = int(self.headers.get("content-length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
-            if self.path in state.pages:  # Ollama's /api/show is a POST
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.end_headers()
-                self.wfile.write(json.dumps(state.pages[self.path]).encode())
+            if not self.path.endswith(("/chat/completions", "/messages")):
+                self.do_GET()  # Ollama's /api/show is a POST; other paths get 404
                 return
             state.requests.append(body)
             reply = state.replies.pop(0) if len(state.replies) > 1 else state.replies[0]
