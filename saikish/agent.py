@@ -159,6 +159,11 @@ class Agent:
         """The tokens and dollars of this session (docs/SPEC.md §10.4)."""
         return self.calls.meter
 
+    @property
+    def transcript_path(self) -> Path | None:
+        """The session file the conversation is written to (docs/SPEC.md §10.2), if any."""
+        return self.conversation.log.path if self.conversation.log is not None else None
+
     def record_to(self, log: SessionLog) -> None:
         """Write the conversation to `log` from now on (docs/SPEC.md §10.2); hooks get its
         path as transcript_path."""

@@ -157,6 +157,7 @@ def test_older_turns_are_compacted_before_the_window_fills(ws: Path, tmp_path: P
     model = Chatty()
     agent, seen = chatty_agent(ws, model)
     agent.record_to(SessionLog.new(tmp_path / "sessions", "s1", {"workspace": str(ws)}))
+    assert agent.transcript_path == tmp_path / "sessions" / "s1.jsonl"
     for number in range(1, 9):
         assert agent.send(f"question {number}").exit_reason == "finished"
         keeper = agent.calls.keeper
