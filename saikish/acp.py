@@ -257,7 +257,11 @@ class AcpServer:
         agent.subscribe(EditorUpdates(self.connection, session_id, agent.executor.tools,
                                       agent.executor.session.workspace))
         self.sessions[session_id] = EditorSession(agent, approver)
-        return {"sessionId": session_id, "modes": _modes(agent.executor.session.mode)}
+        stored = agent.executor.session  # the session file session/load will read later
+        meta = {"saikish": {"session": stored.id, "transcriptPath": str(
+            stored.transcript.path)}} if stored.transcript is not None else {}
+        return {"sessionId": session_id, "modes": _modes(stored.mode),
+                **({"_meta": meta} if meta else {})}
 
     def _set_mode(self, params: Mapping[str, Any]) -> dict[str, Any]:
         try:

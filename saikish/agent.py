@@ -14,6 +14,9 @@ from saikish.approval import (
     NoTerminalApprover,
 )
 from saikish.config import Config
+from saikish.context.keeper import Compaction
+from saikish.conversation import Conversation
+from saikish.cost import Meter
 from saikish.errors import ModelError, SaikishError
 from saikish.events import (
     CallDecided,
@@ -26,23 +29,24 @@ from saikish.events import (
     Recorder,
     RunEnded,
     Subscriber,
-    TextDelta,
     TurnEnded,
     TurnStarted,
-    UsageReported,
 )
 from saikish.executor import BatchOutcome, CallRecord, Executor
 from saikish.hooks import Hooks
+from saikish.instructions import Instructions, load_instructions, system_prompt
+from saikish.model_calls import ModelCalls
+from saikish.model_table import ModelTable
 from saikish.models.base import (
-    AssistantMessage,
     Message,
     Model,
     TextSink,
     ToolResults,
     UserMessage,
 )
-from saikish.models.remote import Remote
-from saikish.session import Session
+from saikish.session import Session, new_session_id
+from saikish.sessions.log import SessionLog
+from saikish.sessions.records import call_result_record, decision_record
 from saikish.tools.base import RunContext, Tool
 from saikish.tools.function import Toolset, flatten
 from saikish.tools.registry import ToolRegistry
@@ -66,6 +70,7 @@ class RunResult:
     message: str = ""
     last_usage: Usage = Usage()
     interrupted: bool = False  # the person pressed Ctrl-C during a tool call
+    cost: float | None = None  # US dollars of every model call of the message; None: unknown
 
 
 class Agent:
@@ -75,28 +80,32 @@ class Agent:
                  system_prompt: str, max_iterations: int = 50) -> None:
         if not isinstance(executor.tools, ToolRegistry):
             executor.tools = ToolRegistry(tools)
-        self.model, self.executor = model, executor
+        self.executor = executor
         self.system_prompt, self.max_iterations = system_prompt, max_iterations
-        self.messages: list[Message] = []
         self._started_context = ""  # what SessionStart hooks said, for the first message
+        self.conversation = Conversation()
         self.bus: EventBus = executor.events
+        llm = executor.session.config.llm
+        self.calls = ModelCalls(model, self.conversation, self.bus,
+                                ModelTable.load(llm.prices), llm.context_window)
+        self.instructions = Instructions()  # the AGENTS.md files in the system prompt
+        self.bus.subscribe(self._record_decision)
         self._recorder = Recorder()
         self.bus.subscribe(self._recorder)
-        remote = getattr(model, "remote", None)
-        if isinstance(remote, Remote):  # an HTTP model's waits join the one event stream
-            remote.notice = self.bus.publish
 
     @classmethod
     def create(cls, model: str | Model, tools: Iterable[Tool | Toolset] | None = None,
                approver: Approver | None = None, workspace: str | Path = ".", *,
                config: Config | None = None, session: Session | None = None,
-               mode: Mode | str | None = None, autonomy: Autonomy | str | None = None) -> Agent:
+               mode: Mode | str | None = None, autonomy: Autonomy | str | None = None,
+               instructions: bool = True) -> Agent:
         """An agent that needs no terminal (docs/SPEC.md §7.3).
 
         `model` is a spec string ("openai:gpt-4.1-mini", "script:PATH.yml") or a
         Model; `tools=None` means the built-in tools; `approver=None` rejects
         every call that would ask (no terminal: fails closed). `session` (the
         CLI's, with allowlist, audit and sandbox) wins over workspace/mode/autonomy.
+        `instructions`: give the model the workspace's AGENTS.md files (§10.1).
         """
         from saikish.models import load_model, parse_spec
         from saikish.tools import builtin_tools
@@ -116,7 +125,61 @@ class Agent:
                                  config.tools.bash_timeout, secrets=config.secrets())
         registry = ToolRegistry(chosen, [session.mcp] if session.mcp is not None else [])
         executor = Executor(session, registry, hooked, run_context=run_context)
-        return cls(model, executor, chosen, config.system_prompt, config.llm.max_iterations)
+        agent = cls(model, executor, chosen, config.system_prompt, config.llm.max_iterations)
+        if instructions:
+            agent.read_instructions()
+        return agent
+
+    def read_instructions(self) -> Instructions:
+        """(Re)read the workspace's AGENTS.md files into the system prompt (§10.1)."""
+        from saikish import paths
+
+        config = self.executor.session.config
+        self.instructions = load_instructions(Path(self.executor.session.workspace),
+                                              paths.config_dir())
+        self.system_prompt = system_prompt(config.system_prompt, self.instructions)
+        return self.instructions
+
+    @property
+    def messages(self) -> list[Message]:
+        """The conversation the model is given."""
+        return self.conversation.messages
+
+    @property
+    def model(self) -> Model:
+        """The model the conversation goes to."""
+        return self.calls.model
+
+    @model.setter
+    def model(self, model: Model) -> None:
+        """Another model from now on; the conversation is kept, its window found out anew."""
+        self.calls.use(model)
+
+    @property
+    def meter(self) -> Meter:
+        """The tokens and dollars of this session (docs/SPEC.md §10.4)."""
+        return self.calls.meter
+
+    @property
+    def transcript_path(self) -> Path | None:
+        """The session file the conversation is written to (docs/SPEC.md §10.2), if any."""
+        return self.conversation.log.path if self.conversation.log is not None else None
+
+    def record_to(self, log: SessionLog) -> None:
+        """Write the conversation to `log` from now on (docs/SPEC.md §10.2); hooks get its
+        path as transcript_path."""
+        self.conversation.log = log
+        self.executor.session.adopt_transcript(log)
+
+    def _record_decision(self, event: Event) -> None:
+        """Decisions for /transcript, and each result as it comes: a crash in the middle of
+        a batch loses only the calls still running (docs/SPEC.md §10.2)."""
+        if self.conversation.log is None:
+            return
+        if isinstance(event, CallDecided):
+            self.conversation.write(decision_record(event))
+        elif isinstance(event, CallFinished):
+            self.conversation.write(call_result_record(event.result))
 
     @property
     def tools(self) -> list[Tool]:
@@ -159,8 +222,21 @@ class Agent:
         self.close()
 
     def clear(self) -> None:
-        """Forget the conversation."""
-        self.messages.clear()
+        """Forget the conversation; a recorded one goes on in a new session file (§10.2)."""
+        self.conversation.load([])
+        self.calls.meter = Meter()
+        log = self.conversation.log
+        if log is not None:
+            self.record_to(log.successor(new_session_id()))
+
+    def compact(self, focus: str = "") -> Compaction | None:
+        """Replace the older turns by the model's summary of them (docs/SPEC.md §10.3);
+        None when there is nothing older to summarise."""
+        return self.calls.compact(self.system_prompt, self.tools, focus)
+
+    def context_share(self) -> float | None:
+        """How full the next request would make the context window; None before any call."""
+        return self.calls.share(self.system_prompt, self.tools)
 
     def send(self, text: str, on_text: TextSink | None = None,
              on_turn_end: Callable[[], None] = lambda: None) -> RunResult:
@@ -170,9 +246,12 @@ class Agent:
         # MCP servers not started yet (the REPL starts them early) start now, and the first
         # model call waits for their tools: a script or editor has no later turn to see them.
         self.registry.start(wait=True)
+        mark = len(self.meter.calls)
         result = self._hooked_loop(text, on_text or (lambda piece: None), on_turn_end)
+        usage, cost = self.meter.since(mark)  # summaries written for compaction included
+        result = replace(result, usage=usage, cost=cost)
         self.bus.publish(RunEnded(result.text, result.exit_reason, result.message,
-                                  result.usage))
+                                  result.usage, result.cost))
         return result
 
     def _hooked_loop(self, text: str, on_text: TextSink,
@@ -217,7 +296,7 @@ class Agent:
             self.bus.publish(Notice(line, warning))
 
     def _loop(self, text: str, on_text: TextSink, on_turn_end: Callable[[], None]) -> RunResult:
-        self.messages.append(UserMessage(text))
+        self.conversation.add(UserMessage(text))
         records: list[CallRecord] = []
         usage = Usage()
         last = Turn()
@@ -225,12 +304,11 @@ class Agent:
             self._say(*self.registry.notices(), warning=True)  # an MCP server that failed
             self.bus.publish(TurnStarted(number))
             try:
-                last = self._complete(on_text)
+                last = self.calls.turn(self.system_prompt, self.tools, on_text)
             except ModelError as exc:
                 self.bus.publish(ErrorOccurred(str(exc)))
                 return RunResult(exc.partial, ERROR, tuple(records), usage, str(exc))
             usage += last.usage
-            self.bus.publish(UsageReported(last.usage))
             self.bus.publish(TurnEnded(last.text, len(last.tool_calls)))
             on_turn_end()  # e.g. close a live display before anything is asked
             records.extend(self._cut_off(last))
@@ -262,44 +340,11 @@ class Agent:
             # The APIs reject a conversation with an unanswered call: answer them all.
             reason = (f"No result: saikish stopped during this batch ({type(exc).__name__}: "
                       f"{exc}); this call may or may not have run.")
-            self.messages.append(ToolResults(tuple(
+            self.conversation.add(ToolResults(tuple(
                 ToolResult(c.id, c.name, reason, True) for c in turn.tool_calls)))
             raise
-        self.messages.append(ToolResults(tuple(batch.results)))
+        self.calls.results(ToolResults(tuple(batch.results)))
         return batch
-
-    def _complete(self, on_text: TextSink) -> Turn:
-        streamed: list[str] = []
-
-        def sink(piece: str) -> None:
-            streamed.append(piece)
-            self.bus.publish(TextDelta(piece))
-            on_text(piece)
-
-        try:
-            turn = self.model.complete(self.system_prompt, self.messages, self.tools, sink)
-        except KeyboardInterrupt:
-            # Keep the conversation well-formed: the cancelled turn stays, as text only.
-            partial = "".join(streamed) + " [interrupted by the user]"
-            self.messages.append(AssistantMessage(Turn(text=partial.strip())))
-            raise
-        except ModelError as exc:
-            self._keep_partial(exc, streamed)
-            raise
-        except Exception as exc:  # a provider's own bug must not end the session
-            error = ModelError(f"{self.model.name}: the model call failed unexpectedly "
-                               f"({type(exc).__name__}: {exc})")
-            self._keep_partial(error, streamed)
-            raise error from exc
-        self.messages.append(AssistantMessage(turn))
-        return turn
-
-    def _keep_partial(self, exc: ModelError, streamed: list[str]) -> None:
-        """What was shown of a failed answer stays in the conversation, marked as cut."""
-        exc.partial = exc.partial or "".join(streamed)
-        if exc.partial:
-            self.messages.append(AssistantMessage(Turn(text=exc.partial + " [interrupted]")))
-
 
     def _cut_off(self, turn: Turn) -> list[CallRecord]:
         """Calls cut off by the token limit: reported as invalid, never run."""

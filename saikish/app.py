@@ -57,12 +57,13 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str], io: Streams,
 
 
 def make_session(args: argparse.Namespace, config: Config, workspace: str,
-                 demo: bool = False) -> Session:
-    """The Session for this run: mode and autonomy from flags over agent.yml."""
+                 demo: bool = False, session_id: str | None = None) -> Session:
+    """The Session for this run: mode and autonomy from flags over agent.yml; the id of a
+    resumed session, or a new one."""
     from saikish import paths
     from saikish.allowlist import Allowlist
     from saikish.audit import AuditLog
-    from saikish.session import Session
+    from saikish.session import Session, new_session_id
     from saikish.tools.sandbox import SandboxMode, start_sandbox
     from saikish.types import Autonomy, Mode
 
@@ -75,7 +76,8 @@ def make_session(args: argparse.Namespace, config: Config, workspace: str,
     session = Session(config, workspace, mode, autonomy,
                       allowlist=Allowlist(paths.allowlist_path()),
                       persist_always=config.confirmation.storage == "storage",
-                      memory_only="demo: 'always' is kept in memory, never saved" if demo else "")
+                      memory_only="demo: 'always' is kept in memory, never saved" if demo else "",
+                      id=session_id or new_session_id())
     session.audit = AuditLog(paths.state_dir() / "audit.jsonl", session.id,
                              workspace=workspace)
     session.sandbox = start_sandbox(SandboxMode(args.sandbox or config.sandbox), workspace)
@@ -175,6 +177,7 @@ def editor_agents(args: argparse.Namespace) -> Callable[[str, Approver, ServerTa
     from saikish.agent import Agent
     from saikish.approval import DeadlineApprover
     from saikish.models import load_model, parse_spec
+    from saikish.sessions.resume import record_new
     from saikish.trust import load_config_trusted
 
     def make(cwd: str, approver: Approver, servers: ServerTable) -> Agent:
@@ -187,6 +190,8 @@ def editor_agents(args: argparse.Namespace) -> Callable[[str, Approver, ServerTa
         session = make_session(args, config, cwd)
         seconds = timeout_s(args, config)  # the countdown, as in the terminal (docs/SPEC.md §5.2)
         asker = DeadlineApprover(approver, seconds) if seconds else approver
-        return Agent.create(model, session_tools(session), asker, session=session)
+        agent = Agent.create(model, session_tools(session), asker, session=session)
+        record_new(agent)  # what ACP's session/load will read back (docs/SPEC.md §10.2)
+        return agent
 
     return make

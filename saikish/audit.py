@@ -17,6 +17,7 @@ from typing import Any
 
 from saikish.errors import SaikishError
 from saikish.filelock import exclusive
+from saikish.jsonl import append_line
 from saikish.types import Assessment, Decision, ToolCall
 from saikish.vocabulary import tier_name
 
@@ -172,7 +173,7 @@ class AuditLog:
             with exclusive(self.path):  # rotation and append by one session at a time
                 if self.path.exists():
                     self._rotate_if_full(self.path.stat().st_size)
-                _append_line(self.path, line)
+                append_line(self.path, line)
         except OSError:
             pass  # the ledger is a record, not a gate: losing a line must not stop work
 
@@ -184,20 +185,6 @@ class AuditLog:
             if older.exists():
                 os.replace(older, self.path.with_name(f"{self.path.name}.{n + 1}"))
         os.replace(self.path, self.path.with_name(f"{self.path.name}.1"))
-
-
-def _append_line(path: Path, line: bytes) -> None:
-    """One write of a whole line; a torn last line (no newline) is closed off first."""
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            line = b"\n" + line
-        written = os.write(fd, line)
-        while written < len(line):  # only on a nearly full disk; the reader copes
-            written += os.write(fd, line[written:])
-    finally:
-        os.close(fd)
 
 
 def read_tail(path: Path, count: int) -> list[dict[str, Any]]:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from saikish.config import Config
     from saikish.models import ModelSpec
     from saikish.session import Session
+    from saikish.sessions.catalog import SessionInfo
     from saikish.subscribers import JsonResult
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -38,7 +39,7 @@ EXIT_CLOSED_PIPE = 1  # stdout's reader went away: as Python's advice and rich's
 EXIT_DENIED = 4  # --fail-on-deny: the run finished, but some call was rejected
 EXIT_WARNED = 5  # --fail-on-warning: the run finished, but with a warning (a failed server)
 OUTPUT_FORMATS = ("text", "json", "stream-json")
-SUBCOMMANDS = ("check", "allowlist", "audit", "config", "trust", "undo", "acp")
+SUBCOMMANDS = ("check", "allowlist", "audit", "config", "trust", "undo", "acp", "sessions")
 AUTONOMY_LEVELS = ("full-auto", "supervised", "cautious", "manual")
 SANDBOX_MODES = ("auto", "workspace-write", "read-only", "off")
 
@@ -153,8 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="saikish",
         description="An interactive terminal agent shell that asks before anything changes.",
-        epilog="subcommands: saikish check | allowlist | audit | config | trust | undo | acp  "
-               "(saikish check --help)")
+        epilog="subcommands: saikish check | allowlist | audit | config | trust | undo | acp | "
+               "sessions  (saikish check --help)")
     parser.add_argument("-p", "--prompt", metavar="PROMPT",
                         help="one-shot: run to completion, print the answer, exit ('-' = stdin)")
     parser.add_argument("-m", "--model", metavar="PROVIDER:MODEL",
@@ -186,6 +187,11 @@ def build_parser() -> argparse.ArgumentParser:
                              f"MCP server that failed, a rule that matches nothing...)")
     parser.add_argument("--no-hooks", action="store_true",
                         help="run without the hooks of agent.yml (docs/SPEC.md §7.2)")
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument("--continue", dest="continue_session", action="store_true",
+                        help="go on with the last session of this workspace")
+    resume.add_argument("--resume", nargs="?", const="", metavar="ID",
+                        help="go on with a stored session (without ID: pick from a list)")
     parser.add_argument("--version", action="version", version=f"saikish {__version__}")
     return parser
 
@@ -215,7 +221,9 @@ def run(args: argparse.Namespace, io: Streams) -> int:
         demo_root = workspace = make_workspace()  # never touch the directory we started in
     session: Session | None = None
     try:
-        session = make_session(args, config, str(workspace), demo=demo_root is not None)
+        chosen = _chosen_session(args, str(workspace), io, repl, demo_root is not None)
+        session = make_session(args, config, str(workspace), demo=demo_root is not None,
+                               session_id=chosen.id if chosen else None)
         # Once, before anything runs (§4.8); the REPL's banner shows the allowlist's.
         for warning in session.fresh_warnings():
             if not repl or warning in config.warnings():
@@ -225,7 +233,7 @@ def run(args: argparse.Namespace, io: Streams) -> int:
             print(f"saikish: hooks are off (--no-hooks): {count} configured "
                   f"hook{'s' if count > 1 else ''} will not run", file=io.stderr)
         if args.prompt is not None:
-            return one_shot(args, config, spec, session, io)
+            return one_shot(args, config, spec, session, io, chosen)
         if not io.interactive():
             print("saikish: the interactive REPL needs a terminal; use -p PROMPT "
                   "(or -p - to read it from stdin)", file=io.stderr)
@@ -233,7 +241,7 @@ def run(args: argparse.Namespace, io: Streams) -> int:
         from saikish.ui.repl import Repl
 
         return Repl(config, spec, session, io, timeout_s=timeout_s(args, config),
-                    remote=args.remote).run()
+                    remote=args.remote, resumed=chosen, store=demo_root is None).run()
     finally:
         if session is not None:
             session.close()  # MCP servers: none is left running
@@ -243,9 +251,23 @@ def run(args: argparse.Namespace, io: Streams) -> int:
             remove_workspace(demo_root)
 
 
+def _chosen_session(args: argparse.Namespace, workspace: str, io: Streams, repl: bool,
+                    demo: bool) -> SessionInfo | None:
+    """The stored session --continue / --resume name (docs/SPEC.md §10.2)."""
+    from saikish.errors import UsageError
+    from saikish.sessioncmd import chosen_session
+
+    if demo:
+        if args.continue_session or args.resume is not None:
+            raise UsageError("the demo keeps no sessions: --continue and --resume need a model")
+        return None
+    return chosen_session(args, workspace, io, repl)
+
+
 def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session: Session,
-             io: Streams) -> int:
+             io: Streams, chosen: SessionInfo | None = None) -> int:
     """`-p PROMPT`: run to completion, print the answer (or JSON), return the exit code."""
+    from saikish.sessions.resume import resumed_line, start
     from saikish.subscribers import JsonResult, StreamJson
     from saikish.ui.parts import stream_console
 
@@ -257,6 +279,12 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
     rules = rule_warnings(session)
     _warn(io, rules)
     agent = build_agent(config, spec, session, io, timeout_s(args, config), console=console)
+    if spec.provider != "demo":
+        replayed = start(agent, chosen)
+        if chosen is not None and replayed is not None:
+            print(f"saikish: {resumed_line(chosen, replayed)}", file=io.stderr)
+    for note in agent.instructions.notes():
+        print(f"saikish: {note}", file=io.stderr)
     collected = JsonResult()
     agent.subscribe(collected)
     if args.output_format == "stream-json":
@@ -281,6 +309,8 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
     _print_result(args.output_format, result, collected, io)
     if result.message:
         print(f"saikish: {result.message}", file=io.stderr)
+    if agent.conversation.log is not None and agent.conversation.log.failed:
+        print(f"saikish: {agent.conversation.log.failed}", file=io.stderr)
     return exit_code(result, collected.calls if args.fail_on_deny else (),
                      collected.warnings if args.fail_on_warning else ())
 

@@ -29,6 +29,7 @@ from saikish.config_file import (
     read_layer,
 )
 from saikish.containment.placeholders import is_stand_in
+from saikish.cost import Price
 from saikish.engine.rules import Rule
 from saikish.errors import ConfigError
 from saikish.hook_config import HookTable
@@ -40,6 +41,9 @@ __all__ = ["PROVIDERS", "SCALARS", "Config", "ConfigError", "Ignored", "Layer", 
            "load_config", "load_effective", "read_layer", "read_layers", "yaml_problem"]
 
 DEFAULT = "default"
+# The longest default wait for a first token (a local server's): what an untrusted
+# project's llm.firstTokenTimeout is compared with (models/waiting.py has the defaults).
+LOCAL_FIRST_TOKEN_S = 900.0
 
 
 @dataclass(frozen=True)
@@ -51,8 +55,16 @@ class LLMConfig:
     api_key: str | None = None
     base_url: str | None = None
     max_iterations: int = 50
-    # Seconds of silence before a stream is abandoned (docs/SPEC.md §2).
+    # Seconds of silence between tokens before a stream is abandoned (docs/SPEC.md §2).
     timeout: float = 60.0
+    # Seconds to wait for the first token; None: a default for local or hosted (§10.5).
+    first_token_timeout: float | None = None
+    # Tokens the model reads and writes in one call; None: the server's or the table's.
+    context_window: int | None = None
+    # auto | on | off: read <tool_call> blocks in the answer text as calls (§10.5).
+    text_tool_calls: str = "auto"
+    # (model glob, Price) pairs over saikish/data/models.yml (§10.4).
+    prices: tuple[tuple[str, Price], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -140,6 +152,8 @@ def _order(*values: str) -> Callable[[Any], float]:
 STRICTNESS: dict[str, Callable[[Any], float]] = {
     "llm.maxIterations": lambda v: -v,
     "llm.timeout": lambda v: -v,
+    "llm.firstTokenTimeout": lambda v: -(v if v is not None else LOCAL_FIRST_TOKEN_S),
+    "llm.contextWindow": lambda v: 0.0,  # a fact about the model: it loosens nothing
     "toolConfirmation.mode": _order("auto-approve", "event-based", "auto-deny"),
     "toolConfirmation.timeout": lambda v: -v if v else float("-inf"),  # 0 waits forever
     "toolConfirmation.allowedToolsStorage": _order("storage", "memory"),
@@ -153,7 +167,9 @@ WHY = {"llm.provider": "redirects credentials", "llm.model": "redirects credenti
        "llm.apiKey": "redirects credentials", "llm.baseURL": "redirects credentials",
        "hooks": "runs code", "mcpServers": "runs code",
        "systemPrompt": "changes the model's instructions",
-       "permissions.allow": "loosens approvals"}
+       "permissions.allow": "loosens approvals",
+       "llm.prices": "changes the costs shown",
+       "llm.textToolCalls": "changes what counts as a tool call"}
 
 
 def read_layers(explicit: str | None, cwd: Path) -> tuple[Layer, ...]:
@@ -244,6 +260,10 @@ def show_value(value: Any, limit: int = 200) -> str:
     """A setting's value as one short line (rules by their text)."""
     if isinstance(value, tuple) and all(isinstance(v, Rule) for v in value):
         text = ", ".join(r.text for r in value)
+    elif isinstance(value, tuple) and all(isinstance(v, tuple) and len(v) == 2 and
+                                          isinstance(v[1], Price) for v in value):
+        text = "; ".join(f"{glob}: ${p.input:g} in, ${p.output:g} out per million tokens"
+                         for glob, p in value) or "(none)"
     elif isinstance(value, (dict, list)):
         text = yaml.safe_dump(value, default_flow_style=True, width=10_000).strip()
     else:

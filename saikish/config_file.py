@@ -13,10 +13,12 @@ from typing import Any
 
 import yaml
 
+from saikish.cost import Price
 from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import ConfigError, RuleError
 from saikish.hook_config import read_hooks
 from saikish.mcp.config import read_servers
+from saikish.model_table import PRICE_KEYS
 from saikish.rule_hints import never_matches
 from saikish.types import Autonomy, Mode
 from saikish.yamlfile import (
@@ -32,6 +34,8 @@ from saikish.yamlfile import (
 PROVIDERS = ("openai", "anthropic", "ollama", "script", "demo")
 STORAGES = ("storage", "memory")
 SANDBOXES = ("auto", "workspace-write", "read-only", "off")
+TEXT_TOOL_CALLS = ("auto", "on", "off")
+MIN_WINDOW = 256  # tokens: no model saikish can drive has less
 
 @dataclass(frozen=True)
 class Key:
@@ -50,6 +54,10 @@ SCALARS: dict[str, Key] = {
     "llm.baseURL": Key("llm.base_url", str),
     "llm.maxIterations": Key("llm.max_iterations", int, minimum=1),
     "llm.timeout": Key("llm.timeout", float, minimum=0.001),
+    "llm.firstTokenTimeout": Key("llm.first_token_timeout", float, minimum=0.001),
+    "llm.contextWindow": Key("llm.context_window", int, minimum=MIN_WINDOW),
+    "llm.textToolCalls": Key("llm.text_tool_calls", str, TEXT_TOOL_CALLS),
+    "llm.prices": Key("llm.prices", dict),
     "systemPrompt": Key("system_prompt", str),
     "toolConfirmation.mode": Key("confirmation.mode", str, tuple(m.value for m in Mode)),
     "toolConfirmation.timeout": Key("confirmation.timeout_ms", int, minimum=0),
@@ -133,6 +141,10 @@ class _Reader:
             return read_servers(node, self.path, own_file=self.kind != "project")
         if key in OPAQUE:
             return plain(node, self.path, key)
+        if key == "llm.prices":
+            return self.prices(node, key)
+        if key == "llm.textToolCalls" and isinstance(plain(node, self.path, key), bool):
+            return "on" if plain(node, self.path, key) else "off"  # YAML reads on/off as bools
         spec = SCALARS[key]
         if spec.choices:
             return self.choice(node, key, spec.choices)
@@ -163,6 +175,19 @@ class _Reader:
         if value < minimum:
             raise self.fail(node, key, f"must be >= {minimum:g}, not {value}")
         return value
+
+    def prices(self, node: Node, key: str) -> tuple[tuple[str, Price], ...]:
+        """`llm.prices`: model glob -> {input, output, cachedInput, cacheWrite} in USD/M."""
+        out = []
+        for glob, glob_node, value in entries(node, self.path, key, None):
+            where = f"{key}.{glob}"
+            fields = {PRICE_KEYS[name]: self.number(child, f"{where}.{name}", float, 0)
+                      for name, _, child in entries(value, self.path, where, tuple(PRICE_KEYS))}
+            if "input" not in fields or "output" not in fields:
+                raise self.fail(glob_node, where, "needs input and output (US dollars per "
+                                                  "million tokens)")
+            out.append((glob, Price(**fields)))
+        return tuple(out)
 
     def rules(self, node: Node, key: str) -> tuple[Rule, ...]:
         if is_null(node):

@@ -42,7 +42,9 @@ class ModelError(SaikishError):
 
     exit_code = 1
 
-    def __init__(self, message: str, *, retryable: bool = False, partial: str = "") -> None:
+    def __init__(self, message: str, *, retryable: bool = False, partial: str = "",
+                 kind: str = "") -> None:
         self.retryable = retryable
         self.partial = partial
+        self.kind = kind  # what went wrong, as models/http_errors.py classifies it
         super().__init__(message)

@@ -116,10 +116,27 @@ class FilesChanged:
 
 @dataclass(frozen=True)
 class UsageReported:
-    """Tokens one model call used."""
+    """Tokens one model call used, and what they cost in US dollars (None: no known price)."""
 
     kind: ClassVar[str] = "usage"
     usage: Usage
+    cost: float | None = None
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """Older turns were replaced by the model's summary of them (docs/SPEC.md §10.3).
+
+    `reason`: auto (the window was nearly full), request (/compact) or overflow (the
+    server refused the request as too long); `failure` says why no summary was written.
+    """
+
+    kind: ClassVar[str] = "compacted"
+    reason: str
+    summarized: int
+    before_tokens: int
+    after_tokens: int
+    failure: str = ""
 
 
 @dataclass(frozen=True)
@@ -171,15 +188,18 @@ class RunEnded:
     exit_reason: str
     message: str = ""
     usage: Usage = field(default_factory=Usage)
+    cost: float | None = None  # US dollars; None when no model call had a known price
 
 
 Event = (TurnStarted | TextDelta | CallProposed | CallDecided | CallStarted | CallProgress
          | CallFinished | FilesChanged
-         | UsageReported | RetryNotice | Notice | ErrorOccurred | TurnEnded | RunEnded)
+         | UsageReported | Compacted | RetryNotice | Notice | ErrorOccurred | TurnEnded
+         | RunEnded)
 Subscriber = Callable[[Event], None]
 EVENT_TYPES: tuple[type, ...] = (
     TurnStarted, TextDelta, CallProposed, CallDecided, CallStarted, CallProgress, CallFinished,
-    FilesChanged, UsageReported, RetryNotice, Notice, ErrorOccurred, TurnEnded, RunEnded)
+    FilesChanged, UsageReported, Compacted, RetryNotice, Notice, ErrorOccurred, TurnEnded,
+    RunEnded)
 
 
 @dataclass

@@ -28,6 +28,7 @@ from saikish.types import Autonomy, Mode, Scope
 if TYPE_CHECKING:
     from saikish.checkpoints.store import Checkpoints
     from saikish.mcp.host import McpHost
+    from saikish.sessions.log import SessionLog
 
 
 @dataclass
@@ -61,7 +62,9 @@ class Session:
     checkpoints_problem: str = ""
     # The workspace's protected paths (git metadata, hooks dir, saikish's config), found once.
     protected: tuple[str, ...] | None = None
-    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    id: str = field(default_factory=lambda: new_session_id())
+    # The session file the conversation is written to (docs/SPEC.md §10.2), if any.
+    transcript: SessionLog | None = None
 
     def attach_mcp(self) -> McpHost | None:
         """A host for the config's MCP servers, not started yet; None when there are none.
@@ -98,8 +101,23 @@ class Session:
             return self.checkpoints_problem or "checkpoints are off in this session"
         return self.checkpoints.problem
 
+
+    def adopt_transcript(self, log: SessionLog) -> None:
+        """From now on this run is the stored session `log`: the audit log and the hooks
+        (session_id, transcript_path) say so; the file it replaces is let go."""
+        if self.transcript is not None and self.transcript is not log:
+            self.transcript.close()
+        self.transcript, self.id = log, log.id
+        if self.audit is not None:
+            self.audit.session_id = log.id
+        if self.hooks is not None:
+            self.hooks.session_id, self.hooks.transcript_path = log.id, str(log.path)
+
     def close(self) -> None:
-        """Release what the session started (MCP servers, the sandbox); safe to call twice."""
+        """Release what the session started (MCP servers, the sandbox, its file); safe to
+        call twice."""
+        if self.transcript is not None:
+            self.transcript.close()
         if self.mcp is not None:
             self.mcp.close()
         self.sandbox.close()
@@ -244,6 +262,11 @@ class Session:
         before = len(self.session_rules)
         self.session_rules = [r for r in self.session_rules if r.text != text]
         return len(self.session_rules) < before
+
+
+def new_session_id() -> str:
+    """A fresh session id: 12 hex digits, unique enough for one person's sessions."""
+    return uuid.uuid4().hex[:12]
 
 
 def relative_path_rule(rule: Rule) -> bool:

@@ -43,6 +43,10 @@ def run_subcommand(name: str, argv: list[str], io: Streams) -> int:
         from saikish.undocmd import undo_command
 
         return undo_command(argv, io)
+    if name == "sessions":
+        from saikish.sessioncmd import sessions_command
+
+        return sessions_command(argv, io)
     handler = {"check": check, "allowlist": allowlist, "audit": audit, "acp": acp}[name]
     return handler(argv, io)
 

@@ -25,6 +25,7 @@ from saikish.types import Decision, Outcome
 from saikish.vocabulary import (
     ERROR,
     call_fields,
+    cost_field,
     decision_fields,
     event_json,
     files_fields,
@@ -106,7 +107,7 @@ class JsonResult:
         end = self.end or RunEnded("", ERROR, "the run ended without a result")
         data: dict[str, Any] = {"result": end.text, "exit_reason": end.exit_reason,
                                 "calls": self.calls, "usage": usage_fields(end.usage),
-                                "warnings": list(self.warnings)}
+                                "cost": cost_field(end.cost), "warnings": list(self.warnings)}
         if end.exit_reason == ERROR:
             data["error"] = end.message
         return data

@@ -295,15 +295,29 @@ class Decision:
 
 @dataclass(frozen=True)
 class Usage:
-    """Token counts of one or more model calls."""
+    """Token counts of one or more model calls.
+
+    `input_tokens` counts every prompt token, cached or not (what the context holds);
+    `cached_tokens` are those of them read from the provider's prompt cache and
+    `cache_write_tokens` those written to it (Anthropic), both already in `input_tokens`.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
-            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
+            self.cached_tokens + other.cached_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
         )
+
+    @property
+    def any(self) -> bool:
+        """True when a server reported any count at all."""
+        return bool(self.input_tokens or self.output_tokens)
 
 
 class StopReason(enum.Enum):

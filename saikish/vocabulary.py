@@ -16,6 +16,7 @@ from saikish.events import (
     CallProgress,
     CallProposed,
     CallStarted,
+    Compacted,
     ErrorOccurred,
     Event,
     FilesChanged,
@@ -125,8 +126,15 @@ def excerpt(text: str) -> str:
 
 
 def usage_fields(usage: Usage) -> dict[str, int]:
-    """input_tokens, output_tokens."""
-    return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+    """input_tokens (all of them), output_tokens, and the cached and cache-written ones."""
+    return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+            "cached_tokens": usage.cached_tokens,
+            "cache_write_tokens": usage.cache_write_tokens}
+
+
+def cost_field(cost: float | None) -> float | None:
+    """US dollars, rounded to a millionth of a dollar; None when the price is unknown."""
+    return round(cost, 6) if cost is not None else None
 
 
 def event_json(event: Event) -> dict[str, Any]:
@@ -157,7 +165,8 @@ def files_fields(event: FilesChanged) -> dict[str, Any]:
 
 def _run_ended(event: RunEnded) -> dict[str, Any]:
     return {"result": event.text, "exit_reason": event.exit_reason,
-            "message": event.message or None, "usage": usage_fields(event.usage)}
+            "message": event.message or None, "usage": usage_fields(event.usage),
+            "cost": cost_field(event.cost)}
 
 
 # The fields of each event type on the wire: one row per type (docs/events.md).
@@ -171,7 +180,10 @@ EVENT_FIELDS: dict[type, Callable[[Any], dict[str, Any]]] = {
     CallProgress: lambda e: {"call": call_fields(e.call), "text": e.text},
     CallFinished: _call_finished,
     FilesChanged: lambda e: {"call": call_fields(e.call), **files_fields(e)},
-    UsageReported: lambda e: usage_fields(e.usage),
+    UsageReported: lambda e: {**usage_fields(e.usage), "cost": cost_field(e.cost)},
+    Compacted: lambda e: {"reason": e.reason, "summarized": e.summarized,
+                          "before_tokens": e.before_tokens, "after_tokens": e.after_tokens,
+                          "failure": e.failure or None},
     RetryNotice: lambda e: {"message": e.message, "attempt": e.attempt, "delay_s": e.delay_s},
     Notice: lambda e: {"text": e.text, "warning": e.warning},
     ErrorOccurred: lambda e: {"message": e.message},

@@ -254,7 +254,10 @@ def test_a_raw_json_rpc_conversation(ws: Path, tmp_path: Path) -> None:
     answers = [json.loads(line) for line in first.stdout.splitlines()]
     assert answers[0]["result"]["protocolVersion"] == 1
     assert answers[0]["result"]["agentCapabilities"]["loadSession"] is False
-    assert set(answers[1]["result"]) == {"sessionId", "modes"}
+    assert set(answers[1]["result"]) == {"sessionId", "modes", "_meta"}
+    stored = answers[1]["result"]["_meta"]["saikish"]  # what session/load will read later
+    assert stored["transcriptPath"] == str(tmp_path / "state" / "sessions" /
+                                           f"{stored['session']}.jsonl")
     assert answers[2] == {"jsonrpc": "2.0", "id": 9, "error": {
         "code": -32601, "message": "saikish does not know no/such"}}
     assert first.returncode == 0 and first.stderr == ""

@@ -58,10 +58,12 @@ def test_json_output_has_every_call_with_its_decision(cli: CLI, tmp_path: Path) 
               "--output-format", "json")
     assert run.code == 0
     data = json.loads(run.out)
-    assert set(data) == {"result", "exit_reason", "calls", "usage", "warnings"}
+    assert set(data) == {"result", "exit_reason", "calls", "usage", "cost", "warnings"}
     assert data["warnings"] == []
     assert (data["result"], data["exit_reason"]) == ("All done.", "finished")
-    assert data["usage"] == {"input_tokens": 30, "output_tokens": 7}
+    assert data["usage"] == {"input_tokens": 30, "output_tokens": 7, "cached_tokens": 0,
+                             "cache_write_tokens": 0}
+    assert data["cost"] is None  # a script has no price
     calls = [(c["id"], c["name"], c["arguments"], c["decision"], c["source"])
              for c in data["calls"]]
     assert calls == [

@@ -19,7 +19,7 @@ from saikish.models.base import AssistantMessage, Message, ToolResults, UserMess
 from saikish.models.openai_compat import OpenAICompatModel, ollama_url
 from saikish.subscribers import StreamJson
 from saikish.tools import builtin_tools
-from saikish.types import StopReason, ToolResult, Turn
+from saikish.types import StopReason, ToolResult, Turn, Usage
 from saikish.ui.parts import stream_console
 from saikish.ui.render import ConsoleReporter
 from tests.conftest import SHARED, Run
@@ -81,16 +81,24 @@ def check_turn(turn: Turn, streamed: str, expect: dict[str, Any], anthropic: boo
     assert len({c.id for c in turn.tool_calls}) == len(turn.tool_calls)
     assert len(turn.incomplete_calls) == len(expect["incomplete_tool_calls"])
     assert turn.stop.value == expect["effective_stop"]
-    usage = expect["usage"] or {}
-    tokens = ("input_tokens", "output_tokens") if anthropic else ("prompt_tokens",
-                                                                  "completion_tokens")
-    assert (turn.usage.input_tokens, turn.usage.output_tokens) == tuple(
-        usage.get(k, 0) for k in tokens)
+    assert turn.usage == expected_usage(expect["usage"] or {}, anthropic)
     if anthropic:
         assert [dict(b) for b in turn.provider_blocks] == [
             {"type": "thinking", **t} for t in expect["thinking"]]
     else:
         assert turn.reasoning == expect["reasoning"]
+
+
+def expected_usage(usage: dict[str, Any], anthropic: bool) -> Usage:
+    """What a fixture's recorded usage means in saikish's terms: every prompt token counted
+    in input_tokens (Anthropic reports cache reads and writes apart), cached ones as such."""
+    if anthropic:
+        read, written = (usage.get(k, 0) for k in ("cache_read_input_tokens",
+                                                     "cache_creation_input_tokens"))
+        return Usage(usage.get("input_tokens", 0) + read + written,
+                     usage.get("output_tokens", 0), read, written)
+    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
+    return Usage(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), cached)
 
 
 WIRE = [(api, name) for api in ("openai", "anthropic") for name in fixtures(api)]
@@ -148,12 +156,22 @@ def test_anthropic_follow_up_keeps_thinking_and_answers_every_id() -> None:
         complete(model, [UserMessage("hi"), AssistantMessage(turn), ToolResults(results),
                          UserMessage("and now?")])
         follow_up = s.requests[1]
-    assert follow_up["system"] == "system"
+    # Prompt caching (docs/SPEC.md §10.4): breakpoints after the tools, the system prompt
+    # and the conversation so far; never on a thinking block.
+    assert follow_up["system"] == [{"type": "text", "text": "system",
+                                    "cache_control": {"type": "ephemeral"}}]
+    assert follow_up["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert all("cache_control" not in t for t in follow_up["tools"][:-1])
+    marked = [(m["role"], b["type"]) for m in follow_up["messages"] for b in m["content"]
+              if "cache_control" in b]
+    assert marked == [("user", "text")]  # the last block: "and now?"
+    assert follow_up["messages"][-1]["content"][-1]["text"] == "and now?"
     assistant = follow_up["messages"][1]["content"]
     assert assistant[0] == {"type": "thinking", **spec["expect"]["thinking"][0]}
     assert [b["id"] for b in assistant if b["type"] == "tool_use"] == [
         c["id"] for c in spec["expect"]["tool_calls"]]
     user = follow_up["messages"][2]
+    assert "cache_control" not in assistant[0]  # thinking blocks are sent back unchanged
     assert [(b["type"], b.get("tool_use_id")) for b in user["content"]] == [
         ("tool_result", c["id"]) for c in spec["expect"]["tool_calls"]] + [("text", None)]
     assert len(follow_up["messages"]) == 3  # consecutive user content merged
@@ -296,7 +314,8 @@ def error_fixture(name: str) -> dict[str, Any]:
 ERRORS = sorted(p.name.removesuffix(".error.json")
                 for p in (SHARED / "wire" / "errors").glob("*.error.json")) or ["(absent)"]
 HINTS = {"auth": "API key was rejected", "not_found": "not found",
-         "context_length": "/clear", "quota": "not retrying", "rate_limit": "failed after 4",
+         "context_length": "compacts older turns and tries once more",
+         "quota": "not retrying", "rate_limit": "failed after 4",
          "server": "failed after 4", "overloaded": "failed after 4"}
 
 
@@ -423,7 +442,9 @@ def test_cli_against_an_openai_compatible_server(cli: Callable[..., Run],
     assert run.code == 0 and data["result"] == "Done."
     assert [(c["id"], c["decision"]) for c in data["calls"]] == [
         ("call_ls", "approved"), ("call_rm", "rejected_soft")]
-    assert data["usage"] == {"input_tokens": 30, "output_tokens": 7}
+    assert data["usage"] == {"input_tokens": 30, "output_tokens": 7, "cached_tokens": 0,
+                             "cache_write_tokens": 0}
+    assert data["cost"] is None  # test-model has no known price
     tool_messages = [m for m in follow_up if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_messages] == ["call_ls", "call_rm"]
     assert "this run allows no such calls" in tool_messages[1]["content"]

@@ -56,6 +56,10 @@ class Reply:
     end: str = "close"
     # Stall before sending anything at all (not even the status line).
     stall_first: bool = False
+    # Seconds before the status line (a server that answers once its first token is
+    # ready), and after the headers before the first piece (one that answers at once).
+    wait_headers: float = 0.0
+    wait_body: float = 0.0
 
 
 @dataclass
@@ -64,9 +68,12 @@ class WireServer:
 
     replies: list[Reply]
     requests: list[dict[str, Any]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)  # of every request, GET ones too
     port: int = 0
     # Set when the server shuts down: stalled handlers wake up and hang up.
     release: threading.Event = field(default_factory=threading.Event)
+    # JSON answers to GET requests by path (a server's /props, /v1/models); others get 404.
+    pages: dict[str, Any] = field(default_factory=dict)
 
     @property
     def url(self) -> str:
@@ -74,23 +81,41 @@ class WireServer:
 
 
 @contextmanager
-def serve(*replies: Reply) -> Iterator[WireServer]:
-    state = WireServer(list(replies))
+def serve(*replies: Reply, pages: dict[str, Any] | None = None) -> Iterator[WireServer]:
+    state = WireServer(list(replies), pages=dict(pages or {}))
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.0"  # the body ends when the connection closes
 
+        def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+            if self.command == "GET":
+                state.paths.append(self.path)
+            page = state.pages.get(self.path)
+            body = json.dumps(page).encode() if page is not None else b'{"error": "no"}'
+            self.send_response(200 if page is not None else 404)
+            self.send_header("content-type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
         def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+            state.paths.append(self.path)
             length = int(self.headers.get("content-length") or 0)
-            state.requests.append(json.loads(self.rfile.read(length) or b"{}"))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            if not self.path.endswith(("/chat/completions", "/messages")):
+                self.do_GET()  # Ollama's /api/show is a POST; other paths get 404
+                return
+            state.requests.append(body)
             reply = state.replies.pop(0) if len(state.replies) > 1 else state.replies[0]
             if reply.stall_first:
                 state.release.wait()
                 return
+            state.release.wait(reply.wait_headers)  # a server thinking (or shutting down)
             self.send_response(reply.status)
             for name, value in reply.headers.items():
                 self.send_header(name, value)
             self.end_headers()
+            self.wfile.flush()
+            state.release.wait(reply.wait_body)
             for piece in reply.split(reply.body):
                 try:
                     self.wfile.write(piece)

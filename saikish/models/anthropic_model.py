@@ -16,24 +16,26 @@ from saikish.config import Config, llm_value
 from saikish.errors import UsageError
 from saikish.models.anthropic_stream import AnthropicAssembler, consume, feed_whole
 from saikish.models.base import AssistantMessage, Message, TextSink, ToolResults, UserMessage
-from saikish.models.http_errors import HttpProblem, classify
+from saikish.models.http_errors import HttpProblem
 from saikish.models.remote import (
-    DEFAULT_TIMEOUT_S,
     Remote,
     StreamFailure,
+    attempt_problem,
     client_timeout,
-    connection_problem,
     no_key,
     read_answer,
-    timeout_problem,
-    transport_problem,
     truncated_problem,
+    waited_problem,
 )
-from saikish.models.sse import BadStream, events
+from saikish.models.sse import events
+from saikish.models.waiting import HOSTED, Waits, is_local, shut_down, waits_for
 from saikish.tools.base import Tool
-from saikish.types import Turn, Usage
+from saikish.types import Turn
 
 MAX_TOKENS = 8192
+# Anthropic's prompt caching: a breakpoint after the stable prefix (tools, system prompt,
+# the conversation so far); the next request reads that prefix at a tenth of the price.
+EPHEMERAL = {"type": "ephemeral"}
 ANTHROPIC_DEFAULT = "https://api.anthropic.com"
 
 
@@ -41,13 +43,13 @@ class AnthropicModel:
     """A Claude model behind the Messages API."""
 
     def __init__(self, model: str, api_key: str, base_url: str | None,
-                 timeout: float = DEFAULT_TIMEOUT_S) -> None:
+                 waits: Waits = HOSTED) -> None:
         self.name = f"anthropic:{model}"
         self.model, self.api_key = model, api_key
         self.base_url = (base_url or ANTHROPIC_DEFAULT).rstrip("/")
         self.remote = Remote("anthropic", model, self.base_url,
                              key_hint="Set ANTHROPIC_API_KEY (or llm.apiKey) to a valid key.",
-                             timeout=timeout)
+                             timeout=waits.idle, first_token=waits.first_token)
         self._client: Any = None
 
     @property
@@ -58,7 +60,7 @@ class AnthropicModel:
 
             self._client = anthropic.Anthropic(api_key=self.api_key, base_url=self.base_url,
                                                max_retries=0,
-                                               timeout=client_timeout(self.remote.timeout))
+                                               timeout=client_timeout(self.remote))
         return self._client
 
     @classmethod
@@ -69,46 +71,45 @@ class AnthropicModel:
             raise UsageError(no_key("ANTHROPIC_API_KEY", "anthropic"))
         base_url = llm_value(config, "anthropic", "base_url") or \
             os.environ.get("ANTHROPIC_BASE_URL")
-        return cls(model, key, base_url, config.llm.timeout)
+        return cls(model, key, base_url,
+                   waits_for(config, local=is_local(base_url or ANTHROPIC_DEFAULT)))
 
     def complete(self, system: str, messages: Sequence[Message], tools: Sequence[Tool],
                  on_text: TextSink) -> Turn:
         """One streamed call, retried by policy."""
         body: dict[str, Any] = {"model": self.model, "max_tokens": MAX_TOKENS,
-                                "messages": wire_messages(messages), "stream": True}
+                                "messages": cached(wire_messages(messages)), "stream": True}
         if system:
-            body["system"] = system
+            body["system"] = [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
         if tools:
             body["tools"] = [{"name": t.name, "description": t.description,
                               "input_schema": dict(t.schema)} for t in tools]
+            body["tools"][-1]["cache_control"] = EPHEMERAL
         return self.remote.run(lambda sink: self._attempt(body, sink), on_text)
 
     def _attempt(self, body: dict[str, Any], on_text: TextSink) -> Turn:
         import anthropic
-        import httpx2  # the SDK's HTTP library
         from anthropic._streaming import SSEDecoder  # the SDK's own SSE framing
 
         assembler = AnthropicAssembler()
+        watch = self.remote.watchdog()
         try:
             stream = self.client.post("/v1/messages", body=body, cast_to=object, stream=True,
                                       stream_cls=anthropic.Stream[object])
             with contextlib.closing(stream.response) as response:
+                watch.start(lambda: shut_down(response))
                 read_answer(response, lambda chunks: consume(
-                    assembler, events(chunks, SSEDecoder()), on_text),
+                    assembler, events(chunks, SSEDecoder()), on_text, watch.beat),
                     lambda data: feed_whole(assembler, data, on_text))
-        except anthropic.APIStatusError as exc:
-            raise StreamFailure(classify(exc.status_code, dict(exc.response.headers),
-                                         exc.response.text), assembler.text) from None
-        except anthropic.APITimeoutError:
-            raise StreamFailure(timeout_problem(self.remote.timeout), assembler.text) from None
-        except anthropic.APIConnectionError as exc:
-            raise StreamFailure(connection_problem(str(exc.__cause__ or exc)),
-                                assembler.text) from None
-        except BadStream as exc:
-            raise StreamFailure(exc.problem, assembler.text) from None
-        except httpx2.TransportError as exc:  # dropped, reset or silent while reading
-            raise StreamFailure(transport_problem(exc, self.remote.timeout),
-                                assembler.text) from None
+        except Exception as exc:
+            problem = attempt_problem(exc, anthropic, watch)
+            if problem is None:
+                raise
+            raise StreamFailure(problem, assembler.text) from None
+        finally:
+            watch.stop()
+        if watch.expired and not assembler.ended:  # the watchdog ended a silent stream
+            raise StreamFailure(waited_problem(watch), assembler.text)
         if assembler.error is not None:  # event: error inside the stream
             raise StreamFailure(_stream_problem(assembler.error), assembler.text)
         if not assembler.ended:  # a cut connection looks like a short answer: never run it
@@ -121,7 +122,7 @@ def to_turn(assembler: AnthropicAssembler) -> Turn:
     """The Turn the loop acts on; thinking blocks ride along for the next request."""
     complete, incomplete = assembler.tool_calls()
     return Turn(text=assembler.text, tool_calls=tuple(complete),
-                usage=Usage(*assembler.usage_counts()),
+                usage=assembler.usage_counts(),
                 stop=assembler.effective_stop(), incomplete_calls=tuple(incomplete),
                 provider_blocks=tuple(assembler.thinking()))
 
@@ -152,6 +153,20 @@ def wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                         "input": dict(c.arguments)} for c in turn.tool_calls]
             _add(out, "assistant", blocks or [{"type": "text", "text": "(no answer)"}])
     return out
+
+
+def cached(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The conversation with a cache breakpoint on its last block: the next request starts
+    with all of it, so the provider reads it from its prompt cache (docs/SPEC.md §10.4).
+    With the tools' and the system prompt's, three of the four breakpoints allowed."""
+    if not messages:
+        return messages
+    blocks = messages[-1]["content"]
+    for index in range(len(blocks) - 1, -1, -1):
+        if blocks[index].get("type") not in ("thinking", "redacted_thinking"):  # never cached
+            blocks[index] = {**blocks[index], "cache_control": EPHEMERAL}
+            break
+    return messages
 
 
 def _add(out: list[dict[str, Any]], role: str, content: list[dict[str, Any]]) -> None:

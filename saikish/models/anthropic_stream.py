@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from saikish.models.base import TextSink
 from saikish.models.http_errors import HttpProblem
 from saikish.models.sse import BadStream, Event, json_object
-from saikish.types import StopReason, ToolCall
+from saikish.types import StopReason, ToolCall, Usage
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
               "cache_read_input_tokens")
@@ -35,6 +35,7 @@ class AnthropicAssembler:
     usage: dict[str, Any] | None = None
     error: Mapping[str, Any] | None = None
     done: bool = False  # message_stop arrived
+    generated: int = 0  # content blocks and deltas: what the model generated (no pings)
     _blocks: dict[int, _Block] = field(default_factory=dict)
 
     def feed(self, event: Mapping[str, Any]) -> str:
@@ -43,9 +44,11 @@ class AnthropicAssembler:
         if kind == "message_start":
             self._usage(_map(event.get("message")).get("usage"))
         elif kind == "content_block_start":
+            self.generated += 1
             return self._start(_index(event.get("index"), len(self._blocks)),
                                dict(_map(event.get("content_block"))))
         elif kind == "content_block_delta":
+            self.generated += 1
             return self._delta(_index(event.get("index"), 0), _map(event.get("delta")))
         elif kind == "content_block_stop":
             stopped = self._blocks.get(_index(event.get("index"), 0))
@@ -133,14 +136,18 @@ class AnthropicAssembler:
         """True when the answer is known to be whole: message_stop or a stop reason."""
         return self.done or self.stop_reason is not None or self.error is not None
 
-    def usage_counts(self) -> tuple[int, int]:
-        """(input, output) tokens."""
+    def usage_counts(self) -> Usage:
+        """Every prompt token (Anthropic counts cache reads and writes apart), and output."""
         usage = self.usage or {}
-        return int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
+        written, read = (int(usage.get(key) or 0) for key in USAGE_KEYS[2:])
+        return Usage(int(usage.get("input_tokens") or 0) + read + written,
+                     int(usage.get("output_tokens") or 0), read, written)
 
 
-def consume(assembler: AnthropicAssembler, stream: Iterable[Event], on_text: TextSink) -> None:
-    """Feed every event of `stream`, streaming text to `on_text`, up to message_stop or an error."""
+def consume(assembler: AnthropicAssembler, stream: Iterable[Event], on_text: TextSink,
+            on_event: Callable[[int], None] = lambda generated: None) -> None:
+    """Feed every event of `stream`, streaming text to `on_text`, up to message_stop or an
+    error; `on_event` hears how many generated pieces have arrived after each event."""
     for event in stream:
         data = json_object(event.data)
         if data is None:
@@ -148,6 +155,7 @@ def consume(assembler: AnthropicAssembler, stream: Iterable[Event], on_text: Tex
         if event.name == "error" and data.get("type") != "error":
             data = {"type": "error", "error": data.get("error", data)}
         piece = assembler.feed(data)
+        on_event(assembler.generated)
         if piece:
             on_text(piece)
         if assembler.done or assembler.error is not None:

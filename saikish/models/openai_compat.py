@@ -14,25 +14,27 @@ from collections.abc import Sequence
 from typing import Any
 
 from saikish.config import Config, llm_value
+from saikish.context.probe import ask_server, http_fetch
+from saikish.context.window import OLLAMA_DEFAULT as OLLAMA_WINDOW
 from saikish.errors import UsageError
 from saikish.models.base import AssistantMessage, Message, TextSink, ToolResults, UserMessage
-from saikish.models.http_errors import HttpProblem, classify
+from saikish.models.http_errors import HttpProblem
 from saikish.models.openai_stream import OpenAIAssembler, consume, feed_whole
 from saikish.models.remote import (
-    DEFAULT_TIMEOUT_S,
     Remote,
     StreamFailure,
+    attempt_problem,
     client_timeout,
-    connection_problem,
     no_key,
     read_answer,
-    timeout_problem,
-    transport_problem,
     truncated_problem,
+    waited_problem,
 )
-from saikish.models.sse import BadStream, events
+from saikish.models.sse import events
+from saikish.models.text_calls import TextCallFilter, with_text_calls
+from saikish.models.waiting import HOSTED, Waits, is_local, shut_down, waits_for
 from saikish.tools.base import Tool
-from saikish.types import Turn, Usage
+from saikish.types import Turn
 
 OLLAMA_DEFAULT = "http://127.0.0.1:11434"
 OPENAI_DEFAULT = "https://api.openai.com/v1"
@@ -42,14 +44,17 @@ class OpenAICompatModel:
     """A model behind an OpenAI-compatible /chat/completions endpoint."""
 
     def __init__(self, provider: str, model: str, api_key: str, base_url: str | None,
-                 timeout: float = DEFAULT_TIMEOUT_S) -> None:
+                 waits: Waits = HOSTED, text_calls: bool = False) -> None:
         self.name = f"{provider}:{model}"
+        self.provider = provider
+        # Read <tool_call> blocks in the answer text as calls (docs/SPEC.md §10.5).
+        self.text_calls = text_calls
         self.model, self.api_key = model, api_key
         self.base_url = (base_url or OPENAI_DEFAULT).rstrip("/")
         self.remote = Remote(provider, model, self.base_url,
                              key_hint="Set OPENAI_API_KEY (or llm.apiKey) to a valid key."
                              if provider == "openai" else "", pull_hint=provider == "ollama",
-                             timeout=timeout)
+                             timeout=waits.idle, first_token=waits.first_token)
         self._client: Any = None
 
     @property
@@ -60,20 +65,40 @@ class OpenAICompatModel:
 
             self._client = openai.OpenAI(api_key=self.api_key, base_url=self.base_url,
                                          max_retries=0,
-                                         timeout=client_timeout(self.remote.timeout))
+                                         timeout=client_timeout(self.remote))
         return self._client
 
     @classmethod
     def create(cls, provider: str, model: str, config: Config) -> OpenAICompatModel:
         """From -m / agent.yml: keys and URLs from the config, then the environment."""
         base_url = llm_value(config, provider, "base_url")
-        timeout = config.llm.timeout
         if provider == "ollama":  # no key needed: an unset $VAR in apiKey is not an error
-            return cls(provider, model, "ollama", base_url or ollama_url(), timeout)
+            return cls(provider, model, "ollama", base_url or ollama_url(),
+                       waits_for(config, local=True), text_calls_on(config, local=True))
         key = llm_value(config, provider, "api_key") or os.environ.get("OPENAI_API_KEY")
         if not key:
             raise UsageError(no_key("OPENAI_API_KEY", "openai"))
-        return cls(provider, model, key, base_url or os.environ.get("OPENAI_BASE_URL"), timeout)
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+        local = is_local(base_url or OPENAI_DEFAULT)
+        return cls(provider, model, key, base_url, waits_for(config, local),
+                   text_calls_on(config, local))
+
+    @property
+    def local(self) -> bool:
+        """True for Ollama and servers on this machine or network."""
+        return self.provider == "ollama" or is_local(self.base_url)
+
+    def server_window(self) -> tuple[int, str] | None:
+        """The context window a local server runs this model with (docs/SPEC.md §10.3):
+        (tokens, where the figure came from), or None to use the table."""
+        if not self.local:
+            return None
+        ollama = self.provider == "ollama"
+        found = ask_server(self.base_url, self.model, ollama, http_fetch)
+        if found:
+            return found, "server"
+        # Ollama cuts a longer prompt silently: its own default is the safe guess.
+        return (OLLAMA_WINDOW, "default") if ollama else None
 
     def complete(self, system: str, messages: Sequence[Message], tools: Sequence[Tool],
                  on_text: TextSink) -> Turn:
@@ -89,44 +114,58 @@ class OpenAICompatModel:
         return self.remote.run(lambda sink: self._attempt(body, sink), on_text)
 
     def _attempt(self, body: dict[str, Any], on_text: TextSink) -> Turn:
-        import httpx2  # the SDK's HTTP library
         import openai
         from openai._streaming import SSEDecoder  # the SDK's own SSE framing
 
         assembler = OpenAIAssembler()
+        found = TextCallFilter(on_text) if self.text_calls else None
+        sink: TextSink = found or on_text
+        watch = self.remote.watchdog()
         try:
             stream = self.client.post("/chat/completions", body=body, cast_to=object,
                                       stream=True, stream_cls=openai.Stream[object])
             with contextlib.closing(stream.response) as response:
+                watch.start(lambda: shut_down(response))
                 read_answer(response, lambda chunks: consume(
-                    assembler, events(chunks, SSEDecoder()), on_text),
-                    lambda data: feed_whole(assembler, data, on_text))
-        except openai.APIStatusError as exc:
-            raise StreamFailure(classify(exc.status_code, dict(exc.response.headers),
-                                         exc.response.text), assembler.text) from None
-        except openai.APITimeoutError:
-            raise StreamFailure(timeout_problem(self.remote.timeout), assembler.text) from None
-        except openai.APIConnectionError as exc:
-            raise StreamFailure(connection_problem(str(exc.__cause__ or exc)),
-                                assembler.text) from None
-        except BadStream as exc:
-            raise StreamFailure(exc.problem, assembler.text) from None
-        except httpx2.TransportError as exc:  # dropped, reset or silent while reading
-            raise StreamFailure(transport_problem(exc, self.remote.timeout),
-                                assembler.text) from None
+                    assembler, events(chunks, SSEDecoder()), sink, watch.beat),
+                    lambda data: feed_whole(assembler, data, sink))
+        except Exception as exc:
+            problem = attempt_problem(exc, openai, watch)
+            if problem is None:
+                raise
+            raise StreamFailure(problem, _shown(assembler, found)) from None
+        finally:
+            watch.stop()
+        if watch.expired and not assembler.ended:  # the watchdog ended a silent stream
+            raise StreamFailure(waited_problem(watch), _shown(assembler, found))
         if assembler.error is not None:  # old vLLM: {"object": "error", ...}
-            raise StreamFailure(_stream_problem(assembler.error, "stream error"), assembler.text)
+            raise StreamFailure(_stream_problem(assembler.error, "stream error"),
+                                _shown(assembler, found))
         if not assembler.ended:  # a cut connection looks like a short answer: never run it
             raise StreamFailure(truncated_problem(len(assembler.tool_calls()[0])),
-                                assembler.text)
-        return to_turn(assembler)
+                                _shown(assembler, found))
+        if found is None:
+            return to_turn(assembler)
+        found.finish()
+        return with_text_calls(to_turn(assembler), found)
+
+
+def _shown(assembler: OpenAIAssembler, found: TextCallFilter | None) -> str:
+    """The answer text the person saw (tool call blocks kept off the screen are not)."""
+    return found.visible if found is not None else assembler.text
+
+
+def text_calls_on(config: Config, local: bool) -> bool:
+    """llm.textToolCalls: on, off, or auto (on for Ollama and servers on this network)."""
+    setting = config.llm.text_tool_calls
+    return setting == "on" or (setting == "auto" and local)
 
 
 def to_turn(assembler: OpenAIAssembler) -> Turn:
     """The Turn the loop acts on."""
     complete, incomplete = assembler.tool_calls()
     text = assembler.text or (assembler.refusal or "")
-    return Turn(text=text, tool_calls=tuple(complete), usage=Usage(*assembler.usage_counts()),
+    return Turn(text=text, tool_calls=tuple(complete), usage=assembler.usage_counts(),
                 stop=assembler.effective_stop(), incomplete_calls=tuple(incomplete),
                 reasoning=assembler.reasoning)
 
@@ -169,7 +208,8 @@ def _assistant(message: AssistantMessage) -> dict[str, Any]:
 
 
 def ollama_url() -> str:
-    """$OLLAMA_HOST as an OpenAI-compatible base URL (host, host:port or a full URL)."""
+    """$OLLAMA_HOST as an OpenAI-compatible base URL: host, host:port or a full URL,
+    with or without /v1 (Ollama's own variable names the server, not its OpenAI API)."""
     host = os.environ.get("OLLAMA_HOST", "").strip() or OLLAMA_DEFAULT
     if "://" not in host:
         host = f"http://{host}"
@@ -178,4 +218,5 @@ def ollama_url() -> str:
     if ":" not in netloc.rsplit("]", 1)[-1]:
         netloc += ":11434"
     netloc = netloc.replace("0.0.0.0", "127.0.0.1")
-    return f"{scheme}://{netloc}/{path.strip('/') + '/' if path.strip('/') else ''}v1"
+    path = path.strip("/").removesuffix("v1").strip("/")
+    return f"{scheme}://{netloc}/{path + '/' if path else ''}v1"

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from saikish.models.base import TextSink
 from saikish.models.http_errors import HttpProblem
 from saikish.models.sse import BadStream, Event, json_object
-from saikish.types import StopReason, ToolCall
+from saikish.types import StopReason, ToolCall, Usage
+
+# Delta fields that hold what the model generated (a role alone is no token).
+GENERATED = ("content", "reasoning_content", "reasoning", "refusal", "tool_calls")
 
 
 @dataclass
@@ -43,6 +46,7 @@ class OpenAIAssembler:
     usage: Mapping[str, Any] | None = None
     error: Mapping[str, Any] | None = None
     done: bool = False  # the stream's end marker ([DONE]) arrived
+    generated: int = 0  # deltas that carried generated content (text, reasoning, calls)
     _calls: list[_Call] = field(default_factory=list)
     _by_index: dict[int, _Call] = field(default_factory=dict)
 
@@ -66,6 +70,8 @@ class OpenAIAssembler:
         if reason and isinstance(reason, str):  # sglang sends "" on every chunk
             self.finish_reason = reason
         delta = _map(choice.get("delta")) or _map(choice.get("message"))
+        if any(delta.get(key) for key in GENERATED):
+            self.generated += 1
         for key in ("reasoning_content", "reasoning"):
             if isinstance(delta.get(key), str) and delta[key]:
                 self.reasoning = (self.reasoning or "") + delta[key]
@@ -144,14 +150,21 @@ class OpenAIAssembler:
         """True when the answer is known to be whole: an end marker or a finish reason."""
         return self.done or self.finish_reason is not None or self.error is not None
 
-    def usage_counts(self) -> tuple[int, int]:
-        """(prompt, completion) tokens; whatever a server put there, never raises."""
+    def usage_counts(self) -> Usage:
+        """Prompt (cached ones among them) and completion tokens; never raises."""
         usage = self.usage or {}
-        return _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+        details = _map(usage.get("prompt_tokens_details"))
+        # DeepSeek says prompt_cache_hit_tokens; OpenAI and llama.cpp the details' cached_tokens.
+        cached = _count(details.get("cached_tokens")) or \
+            _count(usage.get("prompt_cache_hit_tokens"))
+        prompt = _count(usage.get("prompt_tokens"))
+        return Usage(prompt, _count(usage.get("completion_tokens")), min(cached, prompt))
 
 
-def consume(assembler: OpenAIAssembler, stream: Iterable[Event], on_text: TextSink) -> None:
-    """Feed every chunk of `stream`, streaming text to `on_text`, up to [DONE] or an error."""
+def consume(assembler: OpenAIAssembler, stream: Iterable[Event], on_text: TextSink,
+            on_event: Callable[[int], None] = lambda generated: None) -> None:
+    """Feed every chunk of `stream`, streaming text to `on_text`, up to [DONE] or an error;
+    `on_event` hears how many generated pieces have arrived after each chunk."""
     for event in stream:
         if event.data.strip().startswith("[DONE]"):
             assembler.done = True
@@ -160,6 +173,7 @@ def consume(assembler: OpenAIAssembler, stream: Iterable[Event], on_text: TextSi
         if chunk is None:
             continue  # keep-alive noise, or JSON that is not an object
         piece = assembler.feed(chunk)
+        on_event(assembler.generated)
         if piece:
             on_text(piece)
         if assembler.error is not None:

@@ -12,12 +12,14 @@ from typing import Any
 from saikish.errors import ModelError
 from saikish.events import RetryNotice
 from saikish.models.base import TextSink
-from saikish.models.http_errors import HttpProblem, backoff
-from saikish.models.sse import whole_json
+from saikish.models.http_errors import HttpProblem, backoff, classify
+from saikish.models.sse import BadStream, whole_json
+from saikish.models.waiting import HOSTED, Waits, Watchdog
 from saikish.types import Turn
 
 MAX_ATTEMPTS = 4
-DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_TIMEOUT_S = HOSTED.idle
+DEFAULT_FIRST_TOKEN_S = HOSTED.first_token
 CONNECT_TIMEOUT_S = 10.0
 # Failures of the connection rather than errors the server chose to send.
 _CONNECTION_KINDS = ("connection", "timeout", "dropped", "bad_stream")
@@ -48,8 +50,13 @@ class Remote:
     notice: Callable[[RetryNotice], None] = _stderr_notice
     sleep: Callable[[float], None] = time.sleep
     attempts: int = MAX_ATTEMPTS
-    timeout: float = DEFAULT_TIMEOUT_S
+    timeout: float = DEFAULT_TIMEOUT_S  # between tokens (llm.timeout)
     clock: Callable[[], float] = time.monotonic
+    first_token: float = DEFAULT_FIRST_TOKEN_S  # for the first token (llm.firstTokenTimeout)
+
+    def watchdog(self) -> Watchdog:
+        """A fresh watch over one attempt's waits (on the real clock: it really waits)."""
+        return Watchdog(Waits(self.first_token, self.timeout))
 
     @property
     def budget(self) -> float:
@@ -72,7 +79,8 @@ class Remote:
                 if (not problem.retryable or partial or number == self.attempts - 1
                         or out_of_time):
                     raise ModelError(self.describe(problem, number + 1, bool(partial)),
-                                     retryable=problem.retryable, partial=partial) from None
+                                     retryable=problem.retryable, partial=partial,
+                                     kind=problem.kind) from None
                 self.notice(RetryNotice(f"{self.label} {_what(problem)}: waiting {wait:.0f}s "
                                         f"before trying again ({number + 2} of {self.attempts})",
                                         attempt=number + 2, delay_s=wait))
@@ -93,12 +101,15 @@ class Remote:
                 " Check the model name (-m PROVIDER:MODEL)."
             return f"{self.label}: model '{self.model}' not found at {self.url} ({what}).{hint}"
         if problem.kind == "context_length":
-            return (f"{self.label}: the conversation is too long for {self.model}'s context "
-                    f"window ({what}). Use /clear to start over, or a model with a larger "
-                    f"context.")
+            return (f"{self.label}: the request is too long for {self.model}'s context "
+                    f"window ({what}). saikish compacts older turns and tries once more; "
+                    f"if that is not enough, set llm.contextWindow or use a model with a "
+                    f"larger window.")
         if problem.kind == "quota":
             return (f"{self.label}: the account has no quota left ({what}). Check the plan "
                     f"and billing; not retrying.")
+        if problem.kind == "first_token":
+            return f"{self.label}: {what}"
         if problem.kind == "connection":
             return (f"{self.label}: cannot connect to {self.url} ({what}). Is the server "
                     f"running, and is the URL right?")
@@ -128,19 +139,47 @@ def connection_problem(message: str) -> HttpProblem:
 
 
 def timeout_problem(seconds: float) -> HttpProblem:
-    """The server said nothing for `seconds`."""
+    """The server said nothing for `seconds` between tokens."""
     return HttpProblem("timeout", True, f"no data from the server for {seconds:g}s "
                                         f"(llm.timeout in agent.yml)")
 
 
-def transport_problem(exc: Exception, seconds: float) -> HttpProblem:
-    """A failure of the connection while the answer was being read."""
+def first_token_problem(seconds: float) -> HttpProblem:
+    """No first token within `seconds`: never retried, the server may still be at work."""
+    return HttpProblem("first_token", False, f"no first token after {seconds:g}s "
+                                             f"(llm.firstTokenTimeout in agent.yml); not sent "
+                                             f"again: the server may still be working on it")
+
+
+def waited_problem(watch: Watchdog) -> HttpProblem:
+    """The wait that ran out: for the first token, or between tokens."""
+    if watch.tokens:
+        return timeout_problem(watch.waits.idle)
+    return first_token_problem(watch.waits.first_token)
+
+
+def attempt_problem(exc: Exception, sdk: Any, watch: Watchdog) -> HttpProblem | None:
+    """What a failed attempt means (`sdk`: the openai or anthropic module); None for an
+    exception that is no failure of the server or the connection."""
     import httpx2  # the SDKs' HTTP library, already loaded by them
 
+    if watch.expired:  # the watchdog cut the stream: whatever broke, its wait ran out
+        return waited_problem(watch)
+    if isinstance(exc, sdk.APIStatusError):
+        return classify(exc.status_code, dict(exc.response.headers), exc.response.text)
+    if isinstance(exc, sdk.APITimeoutError) and not isinstance(exc.__cause__,
+                                                               httpx2.ConnectTimeout):
+        return waited_problem(watch)
+    if isinstance(exc, sdk.APIConnectionError):
+        return connection_problem(str(exc.__cause__ or exc))
+    if isinstance(exc, BadStream):
+        return exc.problem
     if isinstance(exc, httpx2.TimeoutException):
-        return timeout_problem(seconds)
-    detail = str(exc) or type(exc).__name__
-    return HttpProblem("dropped", True, f"the connection was lost mid-answer ({detail})")
+        return waited_problem(watch)
+    if isinstance(exc, httpx2.TransportError):  # dropped or reset while reading
+        detail = str(exc) or type(exc).__name__
+        return HttpProblem("dropped", True, f"the connection was lost mid-answer ({detail})")
+    return None
 
 
 def truncated_problem(calls: int) -> HttpProblem:
@@ -150,10 +189,12 @@ def truncated_problem(calls: int) -> HttpProblem:
                                         f"(no end marker, no finish reason){dropped}")
 
 
-def client_timeout(seconds: float) -> Any:
-    """The SDK timeout: `seconds` of silence, a short connect timeout."""
+def client_timeout(remote: Remote) -> Any:
+    """The SDK timeout: the longer wait as the read timeout (the watchdog keeps the other,
+    once the headers are in), a short connect timeout."""
     import httpx2
 
+    seconds = max(remote.first_token, remote.timeout)
     return httpx2.Timeout(seconds, connect=min(seconds, CONNECT_TIMEOUT_S))
 
 

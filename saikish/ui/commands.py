@@ -18,6 +18,7 @@ from saikish.rule_hints import (
     unknown_tool_warnings,
 )
 from saikish.types import Autonomy, Mode
+from saikish.ui import daily
 from saikish.ui.inert import inert
 
 if TYPE_CHECKING:
@@ -64,11 +65,6 @@ def _help(repl: Repl, arg: str) -> None:
 
 def _exit(repl: Repl, arg: str) -> str:
     return EXIT
-
-
-def _clear(repl: Repl, arg: str) -> None:
-    repl.agent.clear()
-    repl.say("conversation cleared")
 
 
 def _model(repl: Repl, arg: str) -> None:
@@ -276,7 +272,15 @@ def _choice(value: str, allowed: list[str], command: str) -> str:
 COMMANDS: dict[str, Command] = {
     "help": Command("", "this list", _help),
     "exit": Command("", "leave saikish", _exit),
-    "clear": Command("", "forget the conversation", _clear),
+    "clear": Command("", "forget the conversation (a new session starts)", daily.clear),
+    "compact": Command("[FOCUS]", "summarise the older turns now (what to keep in view)",
+                       daily.compact),
+    "cost": Command("", "tokens and dollars so far; how full the context is", daily.cost),
+    "transcript": Command("", "the whole conversation, calls and all, in a pager",
+                          daily.transcript),
+    "resume": Command("[ID]", "go on with another stored session of this workspace",
+                      daily.resume),
+    "init": Command("", "write a starter AGENTS.md (shown first)", daily.init),
     "model": Command("[PROVIDER:MODEL]", "show or switch the model", _model),
     "tools": Command("", "the tools the model can call", _tools),
     "allowlist": Command("", "every rule in force and where it comes from", _allowlist),

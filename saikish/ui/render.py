@@ -7,10 +7,12 @@ from rich.live import Live
 from rich.markup import escape
 from rich.text import Text
 
+from saikish.cost import dollars
 from saikish.events import (
     CallDecided,
     CallFinished,
     CallProgress,
+    Compacted,
     Event,
     FilesChanged,
     Notice,
@@ -54,6 +56,8 @@ class ConsoleReporter:
             self.warn(event.text) if event.warning else self.note(event.text)
         elif isinstance(event, RetryNotice):
             self.note(event.message)
+        elif isinstance(event, Compacted):
+            self.note(compacted_line(event))
 
     def decided(self, call: ToolCall, decision: Decision, assessment: Assessment | None,
                 *, edited: bool = False) -> None:
@@ -170,11 +174,28 @@ class MarkdownStream:
         self.parts = []
 
 
-def usage_line(usage: Usage) -> str:
-    """'↑ 1,234 ↓ 56 tokens' for the last turn."""
-    return f"↑ {usage.input_tokens:,} ↓ {usage.output_tokens:,} tokens"
+def usage_line(usage: Usage, cost: float | None = None, session: float | None = None,
+               context: float | None = None) -> str:
+    """'↑ 1,234 (1,024 cached) ↓ 56 tokens · $0.0012 · session $0.0345 · context 12%':
+    the last message's tokens and cost, the session's cost, how full the window is."""
+    cached = f" ({usage.cached_tokens:,} cached)" if usage.cached_tokens else ""
+    parts = [f"↑ {usage.input_tokens:,}{cached} ↓ {usage.output_tokens:,} tokens"]
+    if cost is not None:
+        parts.append(dollars(cost))
+    if session is not None and session != cost:
+        parts.append(f"session {dollars(session)}")
+    if context is not None:
+        parts.append(f"context {context:.0%}")
+    return " · ".join(parts)
 
 
 def error_line(console: Console, text: str) -> None:
     """One red line."""
     console.print(f"[red]{escape(inert(text))}[/red]", highlight=False)
+
+
+def compacted_line(event: Compacted) -> str:
+    """What a compaction did, in one line."""
+    what = (f"compacted {event.summarized} older messages into a summary "
+            f"(about {event.before_tokens:,} → {event.after_tokens:,} tokens)")
+    return what + (f"; no summary: {event.failure}" if event.failure else "")

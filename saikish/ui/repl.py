@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from saikish.models import ModelSpec
     from saikish.remote.channel import RemoteChannel
     from saikish.session import Session
+    from saikish.sessions.catalog import SessionInfo
 
 PROMPT = "› "
 SDK_MODULES = {"openai": "openai", "ollama": "openai", "anthropic": "anthropic"}
@@ -42,8 +43,10 @@ class Repl:
     """One interactive session: reads messages, runs the agent, shows the answers."""
 
     def __init__(self, config: Config, spec: ModelSpec, session: Session, io: Streams,
-                 timeout_s: float | None, remote: str | None = None) -> None:
+                 timeout_s: float | None, remote: str | None = None,
+                 resumed: SessionInfo | None = None, store: bool = True) -> None:
         from saikish.app import build_agent
+        from saikish.sessions.resume import resumed_line, start
 
         self.config, self.spec, self.session, self.io = config, spec, session, io
         self.console = Console(file=io.stdout, highlight=False)
@@ -51,6 +54,13 @@ class Repl:
         self.agent = build_agent(config, spec, session, io, timeout_s, console=self.console)
         self.remote_at = remote  # --remote's address, started once the banner is out
         self.remote: RemoteChannel | None = None
+        self.opening: list[str] = []  # said under the banner
+        replayed = start(self.agent, resumed) if store else None
+        if resumed is not None and replayed is not None:
+            from saikish.ui.sessions import last_exchange
+
+            self.opening += [resumed_line(resumed, replayed),
+                             *last_exchange(replayed.messages)]
 
     def run(self) -> int:
         """Read and answer messages until /exit or Ctrl-D."""
@@ -125,8 +135,13 @@ class Repl:
             self.say(result.message, "yellow")
         if result.exit_reason == "stopped":
             self.say("stopped: tell saikish how to go on", "yellow")
-        if result.last_usage.input_tokens or result.last_usage.output_tokens:
-            self.say(usage_line(result.last_usage))
+        if result.usage.any:
+            self.say(usage_line(result.usage, result.cost, self.agent.meter.cost,
+                                self.agent.context_share()))
+        log = self.agent.conversation.log
+        if log is not None and log.failed and log.failed not in self.session.told:
+            self.session.told.add(log.failed)
+            self.say(log.failed, "yellow")
 
     def switch_model(self, text: str) -> None:
         """Use another model from now on (the conversation is kept)."""
@@ -138,7 +153,7 @@ class Repl:
             # Its script writes notes.md and deletes src/: only ever in its own directory.
             raise UsageError("the demo works in a scratch directory of its own, never in "
                              "this project: quit and run saikish -m demo")
-        self.agent.model = load_model(spec, self.config)
+        self.agent.model = load_model(spec, self.config)  # its context window is found anew
         self.spec = spec
 
     def say(self, text: str, style: str = "dim") -> None:
@@ -152,6 +167,11 @@ class Repl:
         self.say(*self.session.sandbox.banner())
         if self.session.checkpoints_problem:
             self.say(f"no undo: {self.session.checkpoints_problem}", "yellow")
+        files = self.agent.instructions.files
+        if files:
+            self.say("instructions: " + ", ".join(inert(str(f.path)) for f in files))
+        for note in (*self.agent.instructions.notes(), *self.opening):
+            self.say(inert(note), "yellow" if note not in self.opening else "cyan")
         if self.spec.provider == "demo":
             self.say(f"demo workspace: {self.session.workspace} (removed on exit). "
                      f"Type anything, e.g. 'show me around', and press Enter.", "cyan")
