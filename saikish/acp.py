@@ -30,6 +30,7 @@ from saikish.jsonrpc import (
     RpcError,
 )
 from saikish.mcp.config import ServerTable, from_editor
+from saikish.readfile import read_regular
 from saikish.tools.base import Tool
 from saikish.types import Decision, Mode, Source, ToolCall
 from saikish.vocabulary import ERROR, MAX_ITERATIONS
@@ -170,8 +171,8 @@ def file_diff(call: ToolCall, workspace: str) -> dict[str, Any] | None:
         return None
     path = Path(workspace, str(args["path"]))
     try:
-        old: str | None = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        old: str | None = read_regular(path).decode("utf-8")
+    except (OSError, ValueError):  # a FIFO, a device, too large, not UTF-8, a NUL in it
         old = None
     if call.name == "write_file":
         new = str(args.get("content", ""))
