@@ -228,7 +228,9 @@ def edit_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
 
 def apply_edit(text: str, args: Mapping[str, Any]) -> str | ToolOutput:
     """`text` with the edit applied, or an error for the model."""
-    old, new = str(args["old_string"]), str(args["new_string"])
+    old, new = args.get("old_string"), args.get("new_string")
+    if not isinstance(old, str) or not isinstance(new, str):  # previews see invalid calls too
+        return ToolOutput("old_string and new_string must both be strings", True)
     count = text.count(old) if old else 0
     if count == 0:
         return ToolOutput("old_string was not found in the file; read it again first", True)
