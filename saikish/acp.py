@@ -9,6 +9,7 @@ the terminal: the editor is one more Approver and one more event subscriber.
 
 from __future__ import annotations
 
+import os
 import threading
 import uuid
 from collections.abc import Callable, Mapping
@@ -248,6 +249,8 @@ class AcpServer:
         cwd = params.get("cwd")
         if not isinstance(cwd, str) or not Path(cwd).is_absolute():
             raise RpcError(INVALID_PARAMS, "session/new needs cwd, an absolute path")
+        if not os.path.isdir(cwd):  # False for a NUL or a lone surrogate in it, too
+            raise RpcError(INVALID_PARAMS, f"session/new: cwd {cwd[:200]!r} is not a directory")
         try:
             servers = from_editor(params.get("mcpServers"))
         except ValueError as exc:
