@@ -11,6 +11,7 @@ nothing), and reads at most `limit` bytes.
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 from pathlib import Path
@@ -34,11 +35,8 @@ def read_regular(path: Path | str, limit: int = MAX_BYTES, *, cut: bool = False)
     NotRegularFile for anything else that is not a regular file, and FileTooLarge past
     `limit` bytes, or with `cut` returns the first `limit` bytes (the caller says so).
     """
-    _refuse(os.stat(path).st_mode, path)  # before opening: opening a device can do things
-    fd = os.open(path, _FLAGS)
+    fd = _open(path)
     try:
-        _refuse(os.fstat(fd).st_mode, path)  # what was opened, whatever the name is now
-        os.set_blocking(fd, True)
         data = _read_up_to(fd, limit + 1)
     finally:
         os.close(fd)
@@ -47,6 +45,32 @@ def read_regular(path: Path | str, limit: int = MAX_BYTES, *, cut: bool = False)
     if cut:
         return data[:limit]
     raise FileTooLarge(errno.EFBIG, f"larger than {_size(limit)}", str(path))
+
+
+def sha256_regular(path: Path | str) -> str:
+    """The SHA-256 of the regular file at `path`, read in pieces (any size); OSErrors as
+    read_regular raises them."""
+    fd = _open(path)
+    digest = hashlib.sha256()
+    try:
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+    finally:
+        os.close(fd)
+    return digest.hexdigest()
+
+
+def _open(path: Path | str) -> int:
+    """A blocking descriptor on the regular file at `path`, checked after the open."""
+    _refuse(os.stat(path).st_mode, path)  # before opening: opening a device can do things
+    fd = os.open(path, _FLAGS)
+    try:
+        _refuse(os.fstat(fd).st_mode, path)  # what was opened, whatever the name is now
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def not_regular(path: Path | str) -> str | None:
