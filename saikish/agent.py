@@ -264,8 +264,10 @@ class Agent:
             self.bus.publish(TextDelta(piece))
             on_text(piece)
 
+        tools = self.tools
+        self._say(*self.registry.notices())  # what choosing them had to say (the tool cap)
         try:
-            turn = self.model.complete(self.system_prompt, self.messages, self.tools, sink)
+            turn = self.model.complete(self.system_prompt, self.messages, tools, sink)
         except KeyboardInterrupt:
             # Keep the conversation well-formed: the cancelled turn stays, as text only.
             partial = "".join(streamed) + " [interrupted by the user]"

@@ -13,7 +13,7 @@ from saikish.errors import ModelError
 from saikish.events import RetryNotice
 from saikish.models.base import TextSink
 from saikish.models.http_errors import HttpProblem, backoff
-from saikish.models.sse import whole_json
+from saikish.models.sse import read_whole, whole_json
 from saikish.types import Turn
 
 MAX_ATTEMPTS = 4
@@ -163,7 +163,7 @@ def read_answer(response: Any, on_stream: Callable[[Iterator[bytes]], None],
     kind = str(response.headers.get("content-type") or "").lower()
     # JSON: a server that ignored stream: true; HTML: a proxy's page (reported as such).
     if ("json" in kind or "html" in kind) and "event-stream" not in kind:
-        body = response.read()
+        body = read_whole(response.iter_bytes())
         if body.lstrip().startswith((b"data:", b"event:")):  # a stream with the wrong label
             on_stream(iter([body]))
         else:
