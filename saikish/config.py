@@ -52,6 +52,9 @@ class LLMConfig:
     max_iterations: int = 50
     # Seconds of silence before a stream is abandoned (docs/SPEC.md §2).
     timeout: float = 60.0
+    # Seconds one model call may take in all, retries included: a server that keeps the
+    # stream alive (an SSE comment every few seconds) without answering is given up on.
+    call_timeout: float = 600.0
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,7 @@ def _order(*values: str) -> Callable[[Any], float]:
 STRICTNESS: dict[str, Callable[[Any], float]] = {
     "llm.maxIterations": lambda v: -v,
     "llm.timeout": lambda v: -v,
+    "llm.callTimeout": lambda v: -v,
     "toolConfirmation.mode": _order("auto-approve", "event-based", "auto-deny"),
     "toolConfirmation.timeout": lambda v: -v if v else float("-inf"),  # 0 waits forever
     "toolConfirmation.allowedToolsStorage": _order("storage", "memory"),

@@ -49,6 +49,7 @@ SCALARS: dict[str, Key] = {
     "llm.baseURL": Key("llm.base_url", str),
     "llm.maxIterations": Key("llm.max_iterations", int, minimum=1),
     "llm.timeout": Key("llm.timeout", float, minimum=0.001),
+    "llm.callTimeout": Key("llm.call_timeout", float, minimum=0.001),
     "systemPrompt": Key("system_prompt", str),
     "toolConfirmation.mode": Key("confirmation.mode", str, tuple(m.value for m in Mode)),
     "toolConfirmation.timeout": Key("confirmation.timeout_ms", int, minimum=0),

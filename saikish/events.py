@@ -186,6 +186,11 @@ class EventBus:
 
 
 def _failure(subscriber: Subscriber, event: Event, error: Exception) -> Notice:
+    """The line for a subscriber's first failure; an error that carries its own `notice`
+    for the person (the audit log's full disk) is said in its own words."""
+    said = getattr(error, "notice", None)
+    if isinstance(said, str):
+        return Notice(said)
     name = getattr(subscriber, "__qualname__", type(subscriber).__qualname__)
     return Notice(f"{name} failed on a {event.kind} event and skipped it "
                   f"({type(error).__name__}: {error}); the work goes on")

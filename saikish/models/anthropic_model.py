@@ -18,6 +18,7 @@ from saikish.models.anthropic_stream import AnthropicAssembler, consume, feed_wh
 from saikish.models.base import AssistantMessage, Message, TextSink, ToolResults, UserMessage
 from saikish.models.http_errors import HttpProblem, classify
 from saikish.models.remote import (
+    DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
     Remote,
     StreamFailure,
@@ -41,13 +42,14 @@ class AnthropicModel:
     """A Claude model behind the Messages API."""
 
     def __init__(self, model: str, api_key: str, base_url: str | None,
-                 timeout: float = DEFAULT_TIMEOUT_S) -> None:
+                 timeout: float = DEFAULT_TIMEOUT_S,
+                 call_timeout: float = DEFAULT_CALL_TIMEOUT_S) -> None:
         self.name = f"anthropic:{model}"
         self.model, self.api_key = model, api_key
         self.base_url = (base_url or ANTHROPIC_DEFAULT).rstrip("/")
         self.remote = Remote("anthropic", model, self.base_url,
                              key_hint="Set ANTHROPIC_API_KEY (or llm.apiKey) to a valid key.",
-                             timeout=timeout)
+                             timeout=timeout, call_timeout=call_timeout)
         self._client: Any = None
 
     @property
@@ -69,7 +71,7 @@ class AnthropicModel:
             raise UsageError(no_key("ANTHROPIC_API_KEY", "anthropic"))
         base_url = llm_value(config, "anthropic", "base_url") or \
             os.environ.get("ANTHROPIC_BASE_URL")
-        return cls(model, key, base_url, config.llm.timeout)
+        return cls(model, key, base_url, config.llm.timeout, config.llm.call_timeout)
 
     def complete(self, system: str, messages: Sequence[Message], tools: Sequence[Tool],
                  on_text: TextSink) -> Turn:
@@ -95,7 +97,7 @@ class AnthropicModel:
             with contextlib.closing(stream.response) as response:
                 read_answer(response, lambda chunks: consume(
                     assembler, events(chunks, SSEDecoder()), on_text),
-                    lambda data: feed_whole(assembler, data, on_text))
+                    lambda data: feed_whole(assembler, data, on_text), self.remote)
         except anthropic.APIStatusError as exc:
             raise StreamFailure(classify(exc.status_code, dict(exc.response.headers),
                                          exc.response.text), assembler.text) from None
@@ -106,7 +108,8 @@ class AnthropicModel:
                                 assembler.text) from None
         except BadStream as exc:
             raise StreamFailure(exc.problem, assembler.text) from None
-        except httpx2.TransportError as exc:  # dropped, reset or silent while reading
+        except (httpx2.TransportError, httpx2.DecodingError) as exc:  # dropped, reset, silent,
+            # or a body that does not decode (bad gzip)
             raise StreamFailure(transport_problem(exc, self.remote.timeout),
                                 assembler.text) from None
         if assembler.error is not None:  # event: error inside the stream

@@ -19,6 +19,7 @@ from saikish.models.base import AssistantMessage, Message, TextSink, ToolResults
 from saikish.models.http_errors import HttpProblem, classify
 from saikish.models.openai_stream import OpenAIAssembler, consume, feed_whole
 from saikish.models.remote import (
+    DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
     Remote,
     StreamFailure,
@@ -42,14 +43,15 @@ class OpenAICompatModel:
     """A model behind an OpenAI-compatible /chat/completions endpoint."""
 
     def __init__(self, provider: str, model: str, api_key: str, base_url: str | None,
-                 timeout: float = DEFAULT_TIMEOUT_S) -> None:
+                 timeout: float = DEFAULT_TIMEOUT_S,
+                 call_timeout: float = DEFAULT_CALL_TIMEOUT_S) -> None:
         self.name = f"{provider}:{model}"
         self.model, self.api_key = model, api_key
         self.base_url = (base_url or OPENAI_DEFAULT).rstrip("/")
         self.remote = Remote(provider, model, self.base_url,
                              key_hint="Set OPENAI_API_KEY (or llm.apiKey) to a valid key."
                              if provider == "openai" else "", pull_hint=provider == "ollama",
-                             timeout=timeout)
+                             timeout=timeout, call_timeout=call_timeout)
         self._client: Any = None
 
     @property
@@ -67,13 +69,14 @@ class OpenAICompatModel:
     def create(cls, provider: str, model: str, config: Config) -> OpenAICompatModel:
         """From -m / agent.yml: keys and URLs from the config, then the environment."""
         base_url = llm_value(config, provider, "base_url")
-        timeout = config.llm.timeout
+        timeouts = (config.llm.timeout, config.llm.call_timeout)
         if provider == "ollama":  # no key needed: an unset $VAR in apiKey is not an error
-            return cls(provider, model, "ollama", base_url or ollama_url(), timeout)
+            return cls(provider, model, "ollama", base_url or ollama_url(), *timeouts)
         key = llm_value(config, provider, "api_key") or os.environ.get("OPENAI_API_KEY")
         if not key:
             raise UsageError(no_key("OPENAI_API_KEY", "openai"))
-        return cls(provider, model, key, base_url or os.environ.get("OPENAI_BASE_URL"), timeout)
+        return cls(provider, model, key, base_url or os.environ.get("OPENAI_BASE_URL"),
+                   *timeouts)
 
     def complete(self, system: str, messages: Sequence[Message], tools: Sequence[Tool],
                  on_text: TextSink) -> Turn:
@@ -100,7 +103,7 @@ class OpenAICompatModel:
             with contextlib.closing(stream.response) as response:
                 read_answer(response, lambda chunks: consume(
                     assembler, events(chunks, SSEDecoder()), on_text),
-                    lambda data: feed_whole(assembler, data, on_text))
+                    lambda data: feed_whole(assembler, data, on_text), self.remote)
         except openai.APIStatusError as exc:
             raise StreamFailure(classify(exc.status_code, dict(exc.response.headers),
                                          exc.response.text), assembler.text) from None
@@ -111,7 +114,8 @@ class OpenAICompatModel:
                                 assembler.text) from None
         except BadStream as exc:
             raise StreamFailure(exc.problem, assembler.text) from None
-        except httpx2.TransportError as exc:  # dropped, reset or silent while reading
+        except (httpx2.TransportError, httpx2.DecodingError) as exc:  # dropped, reset, silent,
+            # or a body that does not decode (bad gzip)
             raise StreamFailure(transport_problem(exc, self.remote.timeout),
                                 assembler.text) from None
         if assembler.error is not None:  # old vLLM: {"object": "error", ...}

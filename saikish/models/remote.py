@@ -18,6 +18,7 @@ from saikish.types import Turn
 
 MAX_ATTEMPTS = 4
 DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_CALL_TIMEOUT_S = 600.0
 CONNECT_TIMEOUT_S = 10.0
 # Failures of the connection rather than errors the server chose to send.
 _CONNECTION_KINDS = ("connection", "timeout", "dropped", "bad_stream")
@@ -50,6 +51,9 @@ class Remote:
     attempts: int = MAX_ATTEMPTS
     timeout: float = DEFAULT_TIMEOUT_S
     clock: Callable[[], float] = time.monotonic
+    # The whole call, retries included (llm.callTimeout): see `within`.
+    call_timeout: float = DEFAULT_CALL_TIMEOUT_S
+    _ends_at: float = float("inf")
 
     @property
     def budget(self) -> float:
@@ -59,6 +63,7 @@ class Remote:
     def run(self, attempt: Callable[[TextSink], Turn], on_text: TextSink) -> Turn:
         """Call `attempt` until it succeeds, a failure is final, or the tries or time run out."""
         started = self.clock()
+        self._ends_at = started + self.call_timeout
         for number in range(self.attempts):
             shown: list[str] = []
             try:
@@ -78,6 +83,16 @@ class Remote:
                                         attempt=number + 2, delay_s=wait))
                 self.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def within(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        """`chunks` until the call's deadline: a server that sends a keep-alive every few
+        seconds is never silent long enough for `timeout`, and would hold the run for ever."""
+        for chunk in chunks:
+            if self.clock() > self._ends_at:
+                raise StreamFailure(HttpProblem(
+                    "deadline", False, f"no whole answer within {self.call_timeout:g}s "
+                                       f"(llm.callTimeout in agent.yml)"))
+            yield chunk
 
     def describe(self, problem: HttpProblem, tries: int, interrupted: bool) -> str:
         """One line saying what happened and what to do."""
@@ -134,12 +149,15 @@ def timeout_problem(seconds: float) -> HttpProblem:
 
 
 def transport_problem(exc: Exception, seconds: float) -> HttpProblem:
-    """A failure of the connection while the answer was being read."""
+    """A failure of the connection while the answer was being read, or of its encoding
+    (a gzip body that does not inflate): both are worth another try."""
     import httpx2  # the SDKs' HTTP library, already loaded by them
 
     if isinstance(exc, httpx2.TimeoutException):
         return timeout_problem(seconds)
     detail = str(exc) or type(exc).__name__
+    if isinstance(exc, httpx2.DecodingError):
+        return HttpProblem("bad_stream", True, f"the answer could not be decoded ({detail})")
     return HttpProblem("dropped", True, f"the connection was lost mid-answer ({detail})")
 
 
@@ -158,18 +176,22 @@ def client_timeout(seconds: float) -> Any:
 
 
 def read_answer(response: Any, on_stream: Callable[[Iterator[bytes]], None],
-                on_whole: Callable[[Any], None]) -> None:
-    """Hand the body to `on_stream` (SSE), or to `on_whole` when the server sent plain JSON."""
+                on_whole: Callable[[Any], None], remote: Remote | None = None) -> None:
+    """Hand the body to `on_stream` (SSE), or to `on_whole` when the server sent plain JSON;
+    within `remote`'s deadline for the call, when given."""
     kind = str(response.headers.get("content-type") or "").lower()
+    chunks: Iterator[bytes] = response.iter_bytes()
+    if remote is not None:
+        chunks = remote.within(chunks)
     # JSON: a server that ignored stream: true; HTML: a proxy's page (reported as such).
     if ("json" in kind or "html" in kind) and "event-stream" not in kind:
-        body = read_whole(response.iter_bytes())
+        body = read_whole(chunks)
         if body.lstrip().startswith((b"data:", b"event:")):  # a stream with the wrong label
             on_stream(iter([body]))
         else:
             on_whole(whole_json(body))
     else:
-        on_stream(response.iter_bytes())
+        on_stream(chunks)
 
 
 def no_key(variable: str, label: str) -> str:
