@@ -78,8 +78,11 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,
 
 
 def _say(io: Streams, text: str) -> None:
+    """One line on stderr, made inert: it may quote a server's or a hostile file's text."""
+    from saikish.ui.inert import inert
+
     with contextlib.suppress(OSError, ValueError):  # the terminal may be gone (SIGHUP)
-        print(f"saikish: {text}", file=io.stderr)
+        print(f"saikish: {inert(text)}", file=io.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -143,7 +146,7 @@ def run(args: argparse.Namespace, io: Streams) -> int:
         # Once, before anything runs (§4.8); the REPL's banner shows the allowlist's.
         for warning in session.fresh_warnings():
             if not repl or warning in config.warnings():
-                print(f"saikish: {warning}", file=io.stderr)
+                _say(io, warning)
         if args.no_hooks and len(config.hooks):
             count = len(config.hooks)
             print(f"saikish: hooks are off (--no-hooks): {count} configured "
@@ -178,7 +181,7 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
         return EXIT_USAGE
     console = stream_console(io.stderr)
     for line in rule_warnings(session):
-        print(f"saikish: warning: {line}", file=io.stderr)
+        _say(io, f"warning: {line}")
     agent = build_agent(config, spec, session, io, timeout_s(args, config), console=console)
     collected = JsonResult()
     agent.subscribe(collected)
@@ -191,8 +194,8 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
     if result.message and result.exit_reason in ("finished", "max_iterations"):
         collected.warnings.append(result.message)
     _print_result(args.output_format, result, collected, io)
-    if result.message:
-        print(f"saikish: {result.message}", file=io.stderr)
+    if result.message:  # it may quote a server (an MCP reason, an API error body)
+        _say(io, result.message)
     return exit_code(result, collected.calls if args.fail_on_deny else ())
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 from saikish import paths
-from saikish.atomic import atomic_write, file_lock
+from saikish.atomic import atomic_write, file_lock, sweep_stale
 from saikish.config import Config, Layer, merge, project_layer, read_layers
 from saikish.config_file import Setting
 from saikish.errors import SaikishError
@@ -186,6 +186,10 @@ def load_config_trusted(explicit: str | None, cwd: Path,
     asked: the settings stay ignored and the config carries the warnings.
     """
     store = store or TrustStore.default()
+    # Every front end reads its config here once at start: the moment to clear what a
+    # killed write (kill -9) left in saikish's own directories.
+    for directory in (paths.config_dir(), paths.state_dir()):
+        sweep_stale(directory)
     layers = read_layers(explicit, cwd)
 
     def trusted(layer: Layer) -> bool:

@@ -91,7 +91,7 @@ def backoff(attempt: int) -> float:
 def _error_object(body: str) -> dict[str, Any]:
     try:
         data = json.loads(body)
-    except (json.JSONDecodeError, TypeError):
+    except (ValueError, TypeError, RecursionError):  # an error body nested past any real one
         return {}
     if isinstance(data, Mapping):
         inner = data.get("error")
