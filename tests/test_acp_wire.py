@@ -20,7 +20,7 @@ import pytest
 
 from tests.conftest import write_script
 
-DEADLINE = 60.0
+DEADLINE = 120.0
 
 
 class Editor:

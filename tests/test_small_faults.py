@@ -177,7 +177,7 @@ def test_sigterm_while_the_repl_imports_prompt_toolkit_exits_cleanly(tmp_path: P
     script = tmp_path / "start.py"
     script.write_text(SIGTERM_WHILE_IMPORTING)
     child = pexpect.spawn(sys.executable, [str(script)], cwd=str(tmp_path), encoding="utf-8",
-                          timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 143, child.before

@@ -36,7 +36,7 @@ from saikish.ui.preview import approval_panel
 from tests.conftest import write_script
 
 TOOLS = builtin_tools()
-DEADLINE = 60.0
+DEADLINE = 120.0
 T = TypeVar("T")
 
 
