@@ -9,6 +9,7 @@ the terminal: the editor is one more Approver and one more event subscriber.
 
 from __future__ import annotations
 
+import os
 import threading
 import uuid
 from collections.abc import Callable, Mapping
@@ -30,6 +31,7 @@ from saikish.jsonrpc import (
     RpcError,
 )
 from saikish.mcp.config import ServerTable, from_editor
+from saikish.readfile import read_regular
 from saikish.tools.base import Tool
 from saikish.types import Decision, Mode, Source, ToolCall
 from saikish.vocabulary import ERROR, MAX_ITERATIONS
@@ -170,8 +172,8 @@ def file_diff(call: ToolCall, workspace: str) -> dict[str, Any] | None:
         return None
     path = Path(workspace, str(args["path"]))
     try:
-        old: str | None = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        old: str | None = read_regular(path).decode("utf-8")
+    except (OSError, ValueError):  # a FIFO, a device, too large, not UTF-8, a NUL in it
         old = None
     if call.name == "write_file":
         new = str(args.get("content", ""))
@@ -247,6 +249,8 @@ class AcpServer:
         cwd = params.get("cwd")
         if not isinstance(cwd, str) or not Path(cwd).is_absolute():
             raise RpcError(INVALID_PARAMS, "session/new needs cwd, an absolute path")
+        if not os.path.isdir(cwd):  # False for a NUL or a lone surrogate in it, too
+            raise RpcError(INVALID_PARAMS, f"session/new: cwd {cwd[:200]!r} is not a directory")
         try:
             servers = from_editor(params.get("mcpServers"))
         except ValueError as exc:

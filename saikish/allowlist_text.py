@@ -217,17 +217,17 @@ def delete_rule(text: str, rule_text: str, project: ProjectPath = None) -> str:
     lines = text.splitlines(keepends=True)
     drop: set[int] = set()
     for node in _scope_lists(root, project):
-        keep = [item for item in node.value if _text(item) != rule_text]
-        if len(keep) == len(node.value):
+        gone = [item for item in node.value if _text(item) == rule_text]
+        if not gone:
             continue
         if node.flow_style:
+            keep = [item for item in node.value if _text(item) != rule_text]
             flow = yaml.safe_dump([plain(i, "allowlist") for i in keep],
                                   default_flow_style=True, width=10_000).strip()
             return delete_rule(text[:node.start_mark.index] + flow +
                                text[node.end_mark.index:], rule_text, project)
-        for item in node.value:
-            if item not in keep:
-                drop.update(range(item.start_mark.line, _last_line(item) + 1))
+        for item in gone:  # not `item not in keep`: that scan made 60,000 rules take 75 s
+            drop.update(range(item.start_mark.line, _last_line(item) + 1))
     return "".join(line for n, line in enumerate(lines) if n not in drop)
 
 

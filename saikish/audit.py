@@ -104,6 +104,16 @@ def head_only(value: Any) -> Any:
     return f"{value[:end]}[... {len(value) - end} more characters not logged]"
 
 
+class AuditUnwritable(SaikishError):
+    """The ledger could not be written (a full or read-only disk); said once per log."""
+
+    def __init__(self, path: Path, problem: OSError) -> None:
+        # The event stream says an error's `notice` as it is (saikish/events.py).
+        self.notice = (f"the audit log {path} cannot be written "
+                       f"({problem.strerror or problem}): decisions are not being recorded")
+        super().__init__(self.notice)
+
+
 def decision_entry(call: ToolCall, decision: Decision, assessment: Assessment | None, *,
                    session: str, now: float, workspace: str | None = None,
                    edited: bool = False) -> dict[str, Any]:
@@ -135,12 +145,18 @@ class AuditLog:
                  clock: Callable[[], float] = time.time, workspace: str | None = None) -> None:
         self.path, self.session_id, self.max_bytes, self.clock = path, session_id, max_bytes, clock
         self.workspace = workspace
+        self.told = False  # whether a failure to write was said already
 
     def record(self, call: ToolCall, decision: Decision, assessment: Assessment | None,
                *, edited: bool = False) -> None:
-        """Append one decision; an unwritable ledger never stops the agent."""
-        self._write(decision_entry(call, decision, assessment, session=self.session_id,
-                                   now=self.clock(), workspace=self.workspace, edited=edited))
+        """Append one decision. An unwritable ledger never stops the agent, but the first
+        failure raises AuditUnwritable, which the event stream says once; later ones pass."""
+        problem = self._write(decision_entry(call, decision, assessment,
+                                             session=self.session_id, now=self.clock(),
+                                             workspace=self.workspace, edited=edited))
+        if problem is not None and not self.told:
+            self.told = True
+            raise AuditUnwritable(self.path, problem)
 
     def hook_failure(self, event: str, command: str, detail: str) -> None:
         """Append a non-gating hook's failure (docs/SPEC.md §7.2: logged, never blocking)."""
@@ -165,7 +181,9 @@ class AuditLog:
             "risk": None, "decision": "changed", "edited": False, "source": "checkpoint",
             "rule": None, "feedback": files["text"], "files": redact(files)})
 
-    def _write(self, entry: dict[str, Any]) -> None:
+    def _write(self, entry: dict[str, Any]) -> OSError | None:
+        """Append `entry`; the error when it could not be (the ledger is a record, not a
+        gate: losing a line must not stop work)."""
         # A lone surrogate (from the model's JSON) is written as its JSON escape, not raised.
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
         try:
@@ -174,8 +192,9 @@ class AuditLog:
                 if self.path.exists():
                     self._rotate_if_full(self.path.stat().st_size)
                 append_line(self.path, line)
-        except OSError:
-            pass  # the ledger is a record, not a gate: losing a line must not stop work
+        except OSError as problem:
+            return problem
+        return None
 
     def _rotate_if_full(self, size: int) -> None:
         if size < self.max_bytes:

@@ -145,8 +145,11 @@ def _silence(stream: TextIO) -> None:
 
 
 def _say(io: Streams, text: str) -> None:
+    """One line on stderr, made inert: it may quote a server's or a hostile file's text."""
+    from saikish.ui.inert import inert
+
     with contextlib.suppress(OSError, ValueError):  # the terminal may be gone (SIGHUP)
-        print(f"saikish: {text}", file=io.stderr)
+        print(f"saikish: {inert(text)}", file=io.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -227,7 +230,7 @@ def run(args: argparse.Namespace, io: Streams) -> int:
         # Once, before anything runs (§4.8); the REPL's banner shows the allowlist's.
         for warning in session.fresh_warnings():
             if not repl or warning in config.warnings():
-                print(f"saikish: {warning}", file=io.stderr)
+                _say(io, warning)
         if args.no_hooks and len(config.hooks):
             count = len(config.hooks)
             print(f"saikish: hooks are off (--no-hooks): {count} configured "
@@ -307,17 +310,17 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
     if result.message and result.exit_reason in ("finished", "max_iterations"):
         collected.warnings.append(result.message)
     _print_result(args.output_format, result, collected, io)
-    if result.message:
-        print(f"saikish: {result.message}", file=io.stderr)
+    if result.message:  # it may quote a server (an MCP reason, an API error body)
+        _say(io, result.message)
     if agent.conversation.log is not None and agent.conversation.log.failed:
-        print(f"saikish: {agent.conversation.log.failed}", file=io.stderr)
+        _say(io, agent.conversation.log.failed)
     return exit_code(result, collected.calls if args.fail_on_deny else (),
                      collected.warnings if args.fail_on_warning else ())
 
 
 def _warn(io: Streams, lines: list[str]) -> None:
     for line in lines:
-        print(f"saikish: warning: {line}", file=io.stderr)
+        _say(io, f"warning: {line}")
 
 
 def _print_result(output_format: str, result: RunResult, collected: JsonResult,

@@ -177,7 +177,7 @@ def read_layers(explicit: str | None, cwd: Path) -> tuple[Layer, ...]:
     user = paths.config_dir() / "agent.yml"
     project = cwd / "agent.yml"
     named = Path(explicit) if explicit else None
-    if named is not None and not named.exists():
+    if named is not None and not _present(named):
         raise ConfigError("no such config file", named)
     candidates = [(user, "user")]
     # The project's file is limited, unless it is the user's own or named by --config.
@@ -191,8 +191,12 @@ def read_layers(explicit: str | None, cwd: Path) -> tuple[Layer, ...]:
 
 def _present(path: Path) -> bool:
     # A directory or unreadable file named agent.yml is reported by read_text, not skipped;
-    # the sandbox's stand-in for a missing one (an empty, dated directory) is no file.
-    return (path.exists() or path.is_symlink()) and not is_stand_in(path)
+    # the sandbox's stand-in for a missing one (an empty, dated directory) is no file; so
+    # is one in a directory that cannot be searched (a stat that fails, not a traceback).
+    try:
+        return (path.exists() or path.is_symlink()) and not is_stand_in(path)
+    except OSError:
+        return True
 
 
 def _real(path: Path) -> str:

@@ -22,6 +22,7 @@ from saikish.model_table import PRICE_KEYS
 from saikish.rule_hints import never_matches
 from saikish.types import Autonomy, Mode
 from saikish.yamlfile import (
+    STD,
     check_tag,
     compose,
     entries,
@@ -165,6 +166,12 @@ class _Reader:
         raise self.fail(node, key, f"must be {what}, not '{str(node.value)[:40]}'")
 
     def choice(self, node: Node, key: str, allowed: tuple[str, ...]) -> str:
+        if isinstance(node, yaml.ScalarNode) and node.tag == STD + "bool" and not node.style:
+            # YAML 1.1 reads an unquoted `off` (the documented `sandbox: off`) as false.
+            written = "off" if node.value.lower() in ("off", "false", "no") else node.value
+            if written in allowed:
+                return written
+            raise self.fail(node, key, f"'{node.value[:40]}' is not one of: {', '.join(allowed)}")
         value = self.scalar(node, key, str, "a string")
         if value not in allowed:
             raise self.fail(node, key, f"'{value[:40]}' is not one of: {', '.join(allowed)}")

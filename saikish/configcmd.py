@@ -59,14 +59,14 @@ def trust_command(argv: list[str], io: Streams) -> int:
         print(f"{'trust revoked' if had else 'was not trusted'}: {project.path} (the REPL "
               f"asks again)", file=io.stdout)
         return 0
-    answer = store.answer(project.path, project.data)
+    answer = store.answer(project)
     if args.show:
         state = {True: "trusted", False: "not trusted (answered no)",
                  None: "not trusted (never answered, or changed since)"}[answer]
         print(f"{project.path}: {state}", file=io.stdout)
         _list(untrusted, "settings that apply only when trusted:", io)
         return 0
-    store.record(project.path, project.data, True)
+    store.record(project, True)
     print(f"trusted: {project.path} (until it changes)", file=io.stdout)
     _list(untrusted, "now applied:", io)
     return 0

@@ -204,9 +204,16 @@ EVENT_TYPES: tuple[type, ...] = (
 
 @dataclass
 class EventBus:
-    """Delivers each event to every subscriber, in the order they subscribed."""
+    """Delivers each event to every subscriber, in the order they subscribed.
+
+    A subscriber that raises is a listener with a bug, not a reason to stop the work it
+    listens to: its error is caught, the others still get the event, and the first error
+    of each subscriber is published once as a Notice (STYLE: a failure becomes a result).
+    """
 
     subscribers: list[Subscriber] = field(default_factory=list)
+    # Subscribers whose failure was already reported (by identity: they need not hash).
+    _reported: list[Subscriber] = field(default_factory=list, repr=False)
 
     def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
         """Add `subscriber`; returns a function that removes it again."""
@@ -214,13 +221,32 @@ class EventBus:
         return lambda: self._remove(subscriber)
 
     def publish(self, event: Event) -> None:
-        """Hand `event` to every subscriber (a subscriber's error reaches the publisher)."""
+        """Hand `event` to every subscriber; one's error never reaches the publisher."""
+        failed: list[Notice] = []
         for subscriber in list(self.subscribers):
-            subscriber(event)
+            try:
+                subscriber(event)
+            except Exception as error:  # isolated: see the class docstring
+                if not any(s is subscriber for s in self._reported):
+                    self._reported.append(subscriber)
+                    failed.append(_failure(subscriber, event, error))
+        for notice in failed:  # after the event itself, so every subscriber sees one order
+            self.publish(notice)
 
     def _remove(self, subscriber: Subscriber) -> None:
         if subscriber in self.subscribers:
             self.subscribers.remove(subscriber)
+
+
+def _failure(subscriber: Subscriber, event: Event, error: Exception) -> Notice:
+    """The line for a subscriber's first failure; an error that carries its own `notice`
+    for the person (the audit log's full disk) is said in its own words."""
+    said = getattr(error, "notice", None)
+    if isinstance(said, str):
+        return Notice(said)
+    name = getattr(subscriber, "__qualname__", type(subscriber).__qualname__)
+    return Notice(f"{name} failed on a {event.kind} event and skipped it "
+                  f"({type(error).__name__}: {error}); the work goes on")
 
 
 @dataclass

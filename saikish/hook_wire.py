@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from saikish.types import ToolCall
@@ -71,14 +71,41 @@ class HookAnswer:
     stop: str | None = None  # "continue": false, with its stopReason
     system_message: str = ""
     failure: str = ""
+    # What was cut to MAX_TEXT characters ("additionalContext (5,000,000 characters)").
+    cut: str = ""
 
 
+# Text a hook hands the model (context, reasons) is cut here: it stays in the conversation
+# and is sent again with every model call. Claude Code caps hook output at 10,000 too.
+MAX_TEXT = 10_000
 # Events whose plain (non-JSON) stdout Claude Code adds to the model's context.
 CONTEXT_EVENTS = ("UserPromptSubmit", "SessionStart")
 
 
 def read_answer(event: str, code: int, stdout: str, stderr: str) -> HookAnswer:
-    """One finished hook process as a HookAnswer (exit 0, exit 2, anything else)."""
+    """One finished hook process as a HookAnswer (exit 0, exit 2, anything else); text
+    for the model is cut to MAX_TEXT characters, with a note (it is resent every turn)."""
+    return _capped(_answer(event, code, stdout, stderr))
+
+
+def _capped(answer: HookAnswer) -> HookAnswer:
+    cut = [f"{name} ({len(getattr(answer, field)):,} characters)"
+           for field, name in (("context", "additionalContext"), ("reason", "reason"),
+                               ("system_message", "systemMessage"))
+           if len(getattr(answer, field)) > MAX_TEXT]
+    if not cut:
+        return answer
+    return replace(answer, context=_cut(answer.context), reason=_cut(answer.reason),
+                   system_message=_cut(answer.system_message), cut=", ".join(cut))
+
+
+def _cut(text: str) -> str:
+    if len(text) <= MAX_TEXT:
+        return text
+    return text[:MAX_TEXT] + f"\n[cut by saikish: {len(text) - MAX_TEXT:,} more characters]"
+
+
+def _answer(event: str, code: int, stdout: str, stderr: str) -> HookAnswer:
     if code == 2:
         return HookAnswer(block=True, reason=stderr.strip() or "blocked (exit 2)")
     if code != 0:
@@ -91,7 +118,7 @@ def read_answer(event: str, code: int, stdout: str, stderr: str) -> HookAnswer:
         return HookAnswer(context=text if event in CONTEXT_EVENTS else "")
     try:
         data = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested past any answer
         return HookAnswer(failure=f"printed output that is not valid JSON ({exc})")
     if not isinstance(data, dict):
         return HookAnswer(failure="printed JSON that is not an object")

@@ -12,8 +12,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import selectors
 import signal
 import subprocess
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -21,13 +23,21 @@ from typing import TYPE_CHECKING, Any
 from saikish.childenv import child_environment
 from saikish.config import Config
 from saikish.hook_config import HookSpec, HookTable
-from saikish.hook_wire import HookAnswer, claude_name, read_answer, tool_input, updated_call
+from saikish.hook_wire import (
+    MAX_TEXT,
+    HookAnswer,
+    claude_name,
+    read_answer,
+    tool_input,
+    updated_call,
+)
 from saikish.types import Assessment, Mode, Source, ToolCall, ToolResult, Verdict
 
 if TYPE_CHECKING:
     from saikish.audit import AuditLog
 
 STRENGTH = {"deny": 3, "ask": 2, "allow": 1}
+MAX_OUTPUT = 1 << 20  # a hook's stdout (its answer) and its stderr, each
 
 
 def run_hook(spec: HookSpec, payload: Mapping[str, Any], env: Mapping[str, str],
@@ -37,26 +47,88 @@ def run_hook(spec: HookSpec, payload: Mapping[str, Any], env: Mapping[str, str],
         # Its own session (and so process group): a timeout kills everything it started.
         process = subprocess.Popen(
             ["/bin/sh", "-c", spec.command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, cwd=cwd, env=dict(env), start_new_session=True,
-            encoding="utf-8", errors="replace")
+            stderr=subprocess.PIPE, cwd=cwd, env=dict(env), start_new_session=True)
     except OSError as exc:
         return HookAnswer(failure=f"could not start: {exc.strerror or exc}")
     try:
-        out, err = process.communicate(json.dumps(payload), timeout=spec.timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(process)
-        return HookAnswer(failure=f"timed out after {spec.timeout:g}s and was killed")
+        done = _exchange(process, json.dumps(payload).encode("utf-8", "replace"),
+                         spec.timeout)
     except BaseException:  # Ctrl-C or a signal while it runs: leave nothing of it behind
         _kill_group(process)
         raise
+    if isinstance(done, str):
+        _kill_group(process)
+        return HookAnswer(failure=done)
+    _close_pipes(process)
+    out, err = (stream.decode("utf-8", "replace") for stream in done)
     return read_answer(spec.event, process.returncode, out, err)
 
 
-def _kill_group(process: subprocess.Popen[str]) -> None:
+def _exchange(process: subprocess.Popen[bytes], data: bytes,
+              timeout: float) -> tuple[bytes, bytes] | str:
+    """Write `data` to the hook, read its stdout and stderr (each at most MAX_OUTPUT) and
+    wait for it, all within `timeout`; (stdout, stderr), or why it must be killed."""
+    assert process.stdin and process.stdout and process.stderr
+    deadline = time.monotonic() + timeout
+    read: dict[int, bytearray] = {process.stdout.fileno(): bytearray(),
+                                  process.stderr.fileno(): bytearray()}
+    names = {process.stdout.fileno(): "stdout", process.stderr.fileno(): "stderr"}
+    os.set_blocking(process.stdin.fileno(), False)
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdin, selectors.EVENT_WRITE)
+        for stream in (process.stdout, process.stderr):
+            selector.register(stream, selectors.EVENT_READ)
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return f"timed out after {timeout:g}s and was killed"
+            for key, _ in selector.select(left):
+                if key.fileobj is process.stdin:
+                    data = _feed(process, selector, data)
+                    continue
+                chunk = os.read(key.fd, 1 << 16)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                read[key.fd] += chunk
+                if len(read[key.fd]) > MAX_OUTPUT:
+                    return (f"wrote more than {MAX_OUTPUT >> 20} MB to {names[key.fd]} "
+                            f"and was killed")
+    try:
+        process.wait(max(deadline - time.monotonic(), 0.0))
+    except subprocess.TimeoutExpired:
+        return f"timed out after {timeout:g}s and was killed"
+    return bytes(read[process.stdout.fileno()]), bytes(read[process.stderr.fileno()])
+
+
+def _feed(process: subprocess.Popen[bytes], selector: selectors.BaseSelector,
+          data: bytes) -> bytes:
+    """Write what the pipe takes of `data`; close stdin when all is written (or unread)."""
+    assert process.stdin is not None
+    try:
+        data = data[os.write(process.stdin.fileno(), data):] if data else data
+    except BlockingIOError:
+        return data
+    except OSError:  # the hook closed its stdin without reading: it need not
+        data = b""
+    if not data:
+        selector.unregister(process.stdin)
+        process.stdin.close()
+    return data
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
+    _close_pipes(process)  # a child that left the group may hold them: it gets EPIPE
     with contextlib.suppress(subprocess.TimeoutExpired):
-        process.communicate(timeout=5)  # a child that left the group may hold the pipes
+        process.wait(timeout=5)
+
+
+def _close_pipes(process: subprocess.Popen[bytes]) -> None:
+    for stream in (process.stdin, process.stdout, process.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
 
 
 def hook_name(spec: HookSpec) -> str:
@@ -252,6 +324,9 @@ class Hooks:
         for spec, answer in answers:
             if answer.system_message:
                 notes.append(f"{hook_name(spec)}: {answer.system_message}")
+            if answer.cut:
+                notes.append(f"{hook_name(spec)} sent more than {MAX_TEXT:,} characters in "
+                             f"{answer.cut}: cut to {MAX_TEXT:,}")
             if answer.failure and not gating and self.audit is not None:
                 self.audit.hook_failure(spec.event, spec.command, answer.failure)
             if answer.failure and (gating or spec.origin + spec.command not in self.told):

@@ -47,11 +47,21 @@ class Connection:
     closed: bool = False
 
     def send(self, message: Mapping[str, Any]) -> None:
-        """Write one message as one line (thread-safe)."""
-        line = json.dumps({"jsonrpc": "2.0", **message}, ensure_ascii=False)
+        """Write one message as one line (thread-safe); a gone peer is not an error.
+
+        ASCII on the wire: a lone surrogate (from a peer's own escapes) is sent escaped,
+        never as bytes that are not UTF-8. RpcError when the message cannot be encoded.
+        """
+        try:
+            line = json.dumps({"jsonrpc": "2.0", **message}, allow_nan=False)
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise RpcError(INTERNAL_ERROR, f"the message could not be encoded ({exc})") from None
         with self._lock:
-            self.writer.write(line + "\n")
-            self.writer.flush()
+            try:
+                self.writer.write(line + "\n")
+                self.writer.flush()
+            except OSError:  # the editor went away: reading ends at its closed stream
+                self.closed = True
 
     def notify(self, method: str, params: Mapping[str, Any]) -> None:
         """A notification: no answer expected."""
@@ -88,25 +98,33 @@ class Connection:
                 waiter.done.set()
 
     def _dispatch(self, line: str, handler: Handler) -> None:
+        """One line from the peer: every malformed one gets its error answer, and the
+        connection goes on (one bad message must not end every session)."""
         try:
-            message = json.loads(line)
-        except json.JSONDecodeError as exc:
-            self.send({"id": None, "error": {"code": PARSE_ERROR, "message": str(exc)}})
+            message = json.loads(line, parse_constant=_no_constant)
+        except (ValueError, RecursionError) as exc:  # also too deep, or a 5,000-digit id
+            self._error(None, PARSE_ERROR, f"not JSON: {str(exc)[:200]}")
             return
-        if not isinstance(message, dict):
-            self.send({"id": None, "error": {"code": INVALID_REQUEST,
-                                             "message": "a message is a JSON object"}})
+        problem = _malformed(message)
+        if problem:
+            ident = message.get("id") if isinstance(message, dict) else None
+            self._error(ident if _valid_id(ident) else None, INVALID_REQUEST, problem)
             return
         if "method" not in message:
             self._answer(message)
             return
-        params = message.get("params") or {}
         reply = Reply(self, message["id"]) if "id" in message else None
         try:
-            handler(str(message["method"]), params if isinstance(params, dict) else {}, reply)
+            handler(message["method"], message.get("params") or {}, reply)
         except RpcError as exc:
             if reply is not None:
                 reply.error(exc.code, exc.message)
+        except Exception as exc:  # a bug answers this request; the others are still served
+            if reply is not None:
+                reply.error(INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"[:500])
+
+    def _error(self, ident: Any, code: int, message: str) -> None:
+        self.send({"id": ident, "error": {"code": code, "message": message}})
 
     def _answer(self, message: dict[str, Any]) -> None:
         with self._lock:
@@ -114,6 +132,30 @@ class Connection:
         if waiter is not None:
             waiter.answer = message
             waiter.done.set()
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _valid_id(ident: Any) -> bool:
+    """JSON-RPC ids are strings, integers or null (never true/false, lists, objects)."""
+    return ident is None or isinstance(ident, str) or (
+        isinstance(ident, int) and not isinstance(ident, bool))
+
+
+def _malformed(message: Any) -> str | None:
+    """What makes `message` no JSON-RPC request, notification or response, or None."""
+    if not isinstance(message, dict):
+        return "a message is a JSON object"
+    if "id" in message and not _valid_id(message["id"]):
+        return "id must be a string, an integer or null"
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return "method must be a string"
+        if not isinstance(message.get("params") or {}, dict):
+            return "params must be an object"
+    return None
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,10 @@ def _end_prompt(signum: int) -> bool:
     """
     if "prompt_toolkit" not in sys.modules:
         return False
-    from prompt_toolkit.application import get_app_or_none
+    try:
+        from prompt_toolkit.application import get_app_or_none
+    except ImportError:  # the signal came while prompt_toolkit is being imported: no app yet
+        return False
 
     app = get_app_or_none()
     loop = getattr(app, "loop", None)

@@ -2,7 +2,11 @@
 
 A file is trusted by its absolute path *and* the SHA-256 of its bytes, so
 any change to a trusted file makes it untrusted again until the person
-looks at it. The store lives in the state dir, never in a repository.
+looks at it. What the file runs from inside the workspace (a hook's
+`./hooks/check.sh`, an MCP server's `server.js`) is part of what was trusted:
+their digests are kept with the answer, and a change to one asks again. The
+store lives in the state dir, never in a repository; every change to it is a
+read-modify-write under a lock, so concurrent sessions never undo each other.
 """
 
 from __future__ import annotations
@@ -10,16 +14,23 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
+import shlex
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from saikish import paths
-from saikish.atomic import atomic_write
+from saikish.atomic import atomic_write, file_lock, sweep_stale
 from saikish.config import Config, Layer, merge, project_layer, read_layers
+from saikish.config_file import Setting
 from saikish.errors import SaikishError
+from saikish.hook_config import HookTable
+from saikish.mcp.config import ServerTable
+from saikish.readfile import sha256_regular
 from saikish.ui.inert import inert
+
+Entries = dict[str, object]
 
 
 class TrustError(SaikishError):
@@ -28,7 +39,8 @@ class TrustError(SaikishError):
 
 @dataclass(frozen=True)
 class TrustStore:
-    """`<state dir>/trusted.json`: {absolute path: {"sha256": hex, "trusted": bool}}."""
+    """`<state dir>/trusted.json`: {absolute path: {"sha256": hex, "trusted": bool,
+    "runs": {file the config runs, relative to the workspace: its SHA-256}}}."""
 
     path: Path
 
@@ -37,40 +49,50 @@ class TrustStore:
         """The store in the state dir."""
         return cls(paths.trust_path())
 
-    def answer(self, file: Path, data: bytes) -> bool | None:
-        """True/False when the person answered for exactly these bytes, else None."""
-        entry = self._read().get(_key(file))
-        if not isinstance(entry, dict) or entry.get("sha256") != digest(data):
+    def answer(self, layer: Layer) -> bool | None:
+        """True/False when the person answered for exactly these bytes and exactly the
+        files they run, else None."""
+        entry = self._read().get(_key(layer.path))
+        if not isinstance(entry, dict) or entry.get("sha256") != digest(layer.data):
+            return None
+        if entry.get("runs", {}) != run_files(layer):
             return None
         return entry.get("trusted") is True
 
-    def record(self, file: Path, data: bytes, trusted: bool) -> None:
-        """Remember the person's answer for these exact bytes."""
-        entries = self._read()
-        entries[_key(file)] = {"sha256": digest(data), "trusted": trusted}
-        self._write(entries)
+    def record(self, layer: Layer, trusted: bool) -> None:
+        """Remember the person's answer for these exact bytes and the files they run."""
+        entry = {"sha256": digest(layer.data), "trusted": trusted, "runs": run_files(layer)}
+
+        def put(entries: Entries) -> bool:
+            entries[_key(layer.path)] = entry
+            return True
+
+        self._update(put)
 
     def revoke(self, file: Path) -> bool:
         """Forget any answer for `file`; True when there was one."""
-        entries = self._read()
-        if entries.pop(_key(file), None) is None:
-            return False
-        self._write(entries)
-        return True
+        return self._update(lambda entries: entries.pop(_key(file), None) is not None)
 
-    def _read(self) -> dict[str, object]:
+    def _update(self, change: Callable[[Entries], bool]) -> bool:
+        """Apply `change` to the entries under the lock; written when it returns True."""
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}  # a lost or broken store trusts nothing: the person is asked again
-        return data if isinstance(data, dict) else {}
-
-    def _write(self, entries: dict[str, object]) -> None:
-        try:
-            atomic_write(self.path, json.dumps(entries, indent=1, sort_keys=True), private=True)
+            with file_lock(self.path):
+                entries = self._read()
+                changed = change(entries)
+                if changed:
+                    atomic_write(self.path, json.dumps(entries, indent=1, sort_keys=True),
+                                 private=True)
+                return changed
         except OSError as exc:
             raise TrustError(f"{self.path}: cannot save the trust answer: "
                              f"{exc.strerror or exc}") from None
+
+    def _read(self) -> Entries:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            return {}  # a lost or broken store trusts nothing: the person is asked again
+        return data if isinstance(data, dict) else {}
 
 
 def digest(data: bytes) -> str:
@@ -82,6 +104,73 @@ def _key(file: Path) -> str:
     # Where the file is found, not where a link points: another repository's agent.yml
     # linking to a trusted file must not inherit that trust.
     return os.path.abspath(file)
+
+
+# -- what a project file runs from inside its workspace --------------------------------
+
+_PROJECT_DIR = ("$CLAUDE_PROJECT_DIR", "${CLAUDE_PROJECT_DIR}", "$SAIKISH_PROJECT_DIR",
+                "${SAIKISH_PROJECT_DIR}")
+
+
+def run_files(layer: Layer) -> dict[str, str]:
+    """{path relative to the workspace: SHA-256, or why it cannot be read} for every file
+    inside the workspace that the layer's hook commands or MCP servers name.
+
+    Known limit: files named as words only; a directory (`node .`) or a module
+    (`python -m pkg`) a command loads is not followed.
+    """
+    workspace = layer.path.parent
+    found: dict[str, str] = {}
+    for base, word in _run_words(layer.settings, workspace):
+        for candidate in (word, word.rpartition("=")[2]):  # --config=hooks/x.py
+            relative = _inside(Path(base, os.path.expanduser(candidate)), workspace)
+            if relative is not None and os.path.isfile(Path(workspace, relative)):
+                found[relative] = _file_digest(Path(workspace, relative))
+    return found
+
+
+def _run_words(settings: Mapping[str, Setting],
+               workspace: Path) -> Iterator[tuple[Path, str]]:
+    """(directory it is relative to, word) for every word of a hook or server command."""
+    hooks, servers = settings.get("hooks"), settings.get("mcpServers")
+    if hooks is not None and isinstance(hooks.value, HookTable):
+        for spec in hooks.value.specs:
+            for word in _words(spec.command):
+                yield workspace, _project_dir(word, workspace)
+    if servers is not None and isinstance(servers.value, ServerTable):
+        for server in servers.value:
+            base = Path(workspace, os.path.expanduser(server.cwd or "."))
+            for word in (server.command or "", *server.args):
+                yield base, _project_dir(word, workspace)
+
+
+def _words(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:  # unbalanced quotes: bash will fail too, but hash what is named
+        return command.split()
+
+
+def _project_dir(word: str, workspace: Path) -> str:
+    for name in _PROJECT_DIR:
+        word = word.replace(name, str(workspace))
+    return word
+
+
+def _inside(path: Path, workspace: Path) -> str | None:
+    """`path` relative to the workspace when it names something inside it, else None."""
+    try:
+        relative = os.path.relpath(os.path.normpath(path), workspace)
+    except ValueError:
+        return None
+    return None if relative == "." or relative.startswith("..") else relative
+
+
+def _file_digest(path: Path) -> str:
+    try:
+        return sha256_regular(path)
+    except (OSError, ValueError) as exc:
+        return f"unreadable: {getattr(exc, 'strerror', None) or exc}"
 
 
 # -- applying trust to the layered config ---------------------------------------------
@@ -97,19 +186,23 @@ def load_config_trusted(explicit: str | None, cwd: Path,
     asked: the settings stay ignored and the config carries the warnings.
     """
     store = store or TrustStore.default()
+    # Every front end reads its config here once at start: the moment to clear what a
+    # killed write (kill -9) left in saikish's own directories.
+    for directory in (paths.config_dir(), paths.state_dir()):
+        sweep_stale(directory)
     layers = read_layers(explicit, cwd)
 
     def trusted(layer: Layer) -> bool:
-        return store.answer(layer.path, layer.data) is True
+        return store.answer(layer) is True
 
     config = merge(layers, trusted)
     project = project_layer(layers)
     if ask is None or project is None or not config.ignored:
         return config
-    if store.answer(project.path, project.data) is not None:
+    if store.answer(project) is not None:
         return config
     answer = ask(config, project)
-    store.record(project.path, project.data, answer)
+    store.record(project, answer)
     return merge(layers, trusted) if answer else config
 
 

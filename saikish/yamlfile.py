@@ -9,13 +9,13 @@ and alias bombs each become one clear error instead of an exception.
 from __future__ import annotations
 
 import math
-import stat
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from saikish.errors import ConfigError
+from saikish.readfile import FileTooLarge, NotRegularFile, read_regular
 
 # libyaml composes ten times faster; its marks count characters like the Python parser's.
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -31,17 +31,15 @@ def read_text(path: Path, limit: int = 64 << 20) -> str:
     agent.yml linked to /dev/zero or a FIFO must not hang or fill memory.
     """
     try:
-        mode = path.stat().st_mode
-        if stat.S_ISDIR(mode):
-            raise ConfigError("is a directory, not a file", path)
-        if not stat.S_ISREG(mode):
-            raise ConfigError("is not a regular file", path)
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
+        data = read_regular(path, limit)
+    except IsADirectoryError:
+        raise ConfigError("is a directory, not a file", path) from None
+    except NotRegularFile:
+        raise ConfigError("is not a regular file", path) from None
+    except FileTooLarge:
+        raise ConfigError(f"is larger than {limit >> 20} MB", path) from None
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror or exc}", path) from None
-    if len(data) > limit:
-        raise ConfigError(f"is larger than {limit >> 20} MB", path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

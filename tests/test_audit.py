@@ -131,3 +131,21 @@ def test_a_huge_argument_is_logged_by_its_head_without_half_a_secret(tmp_path: P
     logged = read_tail(tmp_path / "audit.jsonl", 1)[0]["arguments"]["content"]
     assert len(logged) < TEXT_LIMIT + 100 and logged.endswith("more characters not logged]")
     assert "sk-" not in logged and "abcdefghijkl" not in logged
+
+
+def test_a_full_disk_is_said_once_and_the_work_goes_on(cli: Callable[..., Run],
+                                                       tmp_path: Path) -> None:
+    state = Path(os.environ["SAIKISH_STATE_DIR"])
+    state.mkdir(parents=True, exist_ok=True)
+    (state / "audit.jsonl").symlink_to("/dev/full")  # every write: No space left on device
+    model = write_script(tmp_path / "s.yml", "- tool_calls:\n"
+                                             "    - {name: bash, arguments: {command: echo 1}}\n"
+                                             "    - {name: bash, arguments: {command: echo 2}}\n"
+                                             "- text: done\n")
+    run = cli("-p", "go", "-m", model, "--output-format", "json")
+    assert run.code == 0
+    assert [c["result"]["excerpt"] for c in json.loads(run.out)["calls"]] == [
+        "1\n[exit code 0]", "2\n[exit code 0]"]
+    said = f"the audit log {state / 'audit.jsonl'} cannot be written (No space left on " \
+           f"device): decisions are not being recorded"
+    assert run.err.count(said) == 1

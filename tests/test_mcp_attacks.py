@@ -555,17 +555,16 @@ def test_slash_mcp_shows_descriptions_inert(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_failing_servers_stderr_never_reaches_the_terminal_raw(
         tmp_path: Path, ws: Path, marker: str) -> None:
+    from tests.test_mcp_pty import until_ready
     from tests.test_pty import Shell
 
     cfg = server_config(tmp_path, ws, env={"FIXTURE_TAG": marker,
                                            "FIXTURE_START": "fail_escape"})
     shell = Shell(calls_script_text(), tmp_path, "-c", cfg)
     try:
-        for _ in range(40):  # each prompt first prints the notices gathered meanwhile
-            shell.say("/mcp")
-            shell.expect("›")
-            if "fx failed" in "\n".join(shell.screen()):
-                break
+        # Each prompt first prints the notices gathered meanwhile: ask until the failure is
+        # in (it had a fixed 20-25 s budget, which a loaded machine used up).
+        until_ready(shell, "fx failed")
         shell.say("/mcp")
         shell.on_screen("› /mcp")
         shell.on_screen("fx failed")

@@ -65,7 +65,7 @@ def free_port() -> int:
         return port
 
 
-def wait_until(condition: Callable[[], bool], seconds: float = 5.0) -> bool:
+def wait_until(condition: Callable[[], bool], seconds: float = 60.0) -> bool:
     """Poll condition until it holds or seconds pass."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -102,7 +102,7 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer
         with socket.socket() as probe:
             return probe.connect_ex(("127.0.0.1", port)) == 0
 
-    assert wait_until(listening, 20), (fixture_dir / "server.log").read_text()
+    assert wait_until(listening, 120), (fixture_dir / "server.log").read_text()
     yield HttpServer(f"http://127.0.0.1:{port}/mcp", fixture_dir)
     server.terminate()
     server.wait(10)
@@ -117,12 +117,15 @@ def shared_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def shared(shared_dir: Path, http_server: HttpServer) -> Iterator[Servers]:
-    """One Servers for the tests that leave servers as they were: fixture (timeout 1 s),
-    the same over HTTP, and mcp-server-time."""
+    """One Servers for the tests that leave servers as they were: fixture, the same over
+    HTTP, mcp-server-time; and both fixtures again with a 1 s call timeout (only the
+    timeout test calls those: an ordinary call may take longer on a loaded machine)."""
     specs = [
-        fixture_spec("fx", shared_dir, timeout=1.0),
-        ServerSpec("web", url=http_server.url, timeout=1.0),
+        fixture_spec("fx", shared_dir),
+        ServerSpec("web", url=http_server.url),
         ServerSpec("time", command=TIME_SERVER, env=base_env(shared_dir)),
+        fixture_spec("fx_1s", shared_dir, timeout=1.0),
+        ServerSpec("web_1s", url=http_server.url, timeout=1.0),
     ]
     servers = started(specs, shared_dir / "logs")
     yield servers
@@ -135,7 +138,8 @@ def shared(shared_dir: Path, http_server: HttpServer) -> Iterator[Servers]:
 def test_every_server_is_ready_with_its_tools_listed(shared: Servers) -> None:
     status = by_name(shared)
     assert {name: s.state for name, s in status.items()} == {
-        "fx": State.READY, "web": State.READY, "time": State.READY}
+        "fx": State.READY, "web": State.READY, "time": State.READY, "fx_1s": State.READY,
+        "web_1s": State.READY}
     assert all(s.ready_after_s is not None and s.ready_after_s < 30 for s in status.values())
     assert {"get_current_time", "convert_time"} <= {t.name for t in status["time"].tools}
 
@@ -194,7 +198,7 @@ def test_progress_lines_arrive_in_order(shared: Servers) -> None:
     lines: list[str] = []
     result = shared.call("fx", "slow", {"steps": 3, "delay": 0.05}, progress=lines.append)
     assert result == CallResult("done")
-    assert wait_until(lambda: len(lines) == 3, 1)
+    assert wait_until(lambda: len(lines) == 3)
     assert lines == ["1/3 step 1", "2/3 step 2", "3/3 step 3"]
 
 
@@ -206,26 +210,42 @@ def test_unconfigured_server_is_an_error_result(shared: Servers) -> None:
 # -- timeouts and cancellation -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("server", ["fx", "web"])
+@pytest.mark.parametrize("server", ["fx_1s", "web_1s"])
 def test_timeout_cancels_the_request_on_the_server(shared: Servers, server: str,
                                                    shared_dir: Path,
                                                    http_server: HttpServer) -> None:
-    seen = shared_dir if server == "fx" else http_server.directory
+    seen = shared_dir if server == "fx_1s" else http_server.directory
     before = len(cancels(seen))
     started_at = time.monotonic()
     result = shared.call(server, "hang", {})
     assert result == CallResult(f"mcp server {server!r}: tool 'hang' did not answer within 1 s",
                                 is_error=True)
-    assert 1.0 <= time.monotonic() - started_at < 4
+    assert 1.0 <= time.monotonic() - started_at < 30  # the tool itself never answers
     assert wait_until(lambda: len(cancels(seen)) == before + 1), \
         "the server never received notifications/cancelled"
     assert shared.call(server, "echo", {"text": "still here"}) == CallResult("still here")
 
 
+def once_hanging(fixture_dir: Path, then: Callable[[], object]) -> None:
+    """In the background: `then()` as soon as the next call of `hang` has reached the server."""
+    path = fixture_dir / "hang-started.txt"
+
+    def count() -> int:
+        return len(path.read_text().splitlines()) if path.exists() else 0
+
+    before = count()
+
+    def watch() -> None:
+        if wait_until(lambda: count() > before, 120):
+            then()
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def test_cancel_event_cancels_the_request(shared: Servers, shared_dir: Path) -> None:
     before = len(cancels(shared_dir))
     cancel = threading.Event()
-    threading.Timer(0.3, cancel.set).start()
+    once_hanging(shared_dir, cancel.set)
     result = shared.call("fx", "hang", {}, cancel=cancel)
     assert result == CallResult("mcp server 'fx': tool 'hang' was cancelled", is_error=True)
     assert wait_until(lambda: cancels(shared_dir)[before:] == ["hang"])
@@ -236,7 +256,7 @@ def test_ctrl_c_cancels_the_request_and_is_raised_again(shared: Servers,
     before = len(cancels(shared_dir))
     main = threading.main_thread().ident
     assert main is not None
-    threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT)).start()
+    once_hanging(shared_dir, lambda: signal.pthread_kill(main, signal.SIGINT))
     with pytest.raises(KeyboardInterrupt):
         shared.call("fx", "hang", {})
     assert wait_until(lambda: cancels(shared_dir)[before:] == ["hang"]), \
@@ -279,9 +299,9 @@ def test_start_failures_each_give_one_line(tmp_path: Path) -> None:
     hanging.start()
     started_at = time.monotonic()
     servers = started(specs, tmp_path / "logs")
-    hanging.wait_ready(10)
+    hanging.wait_ready(120)  # returns once it is no longer starting
     try:
-        assert time.monotonic() - started_at < 8
+        assert time.monotonic() - started_at < 25  # each failure is seen, not timed out (30 s)
         assert {s.name: (s.state, s.reason) for s in servers.status() + hanging.status()} == {
             "missing": (State.FAILED, "command 'saikish-no-such-server' not found"),
             "fails": (State.FAILED, "exited with code 2 before it answered: fixture: cannot start"),
@@ -390,9 +410,9 @@ def test_close_ends_the_server_and_its_process_group(tmp_path: Path) -> None:
     assert os.getpgid(sleeper) == server_pid
     started_at = time.monotonic()
     servers.close()
-    assert time.monotonic() - started_at < 5
+    assert time.monotonic() - started_at < 30
     assert not any(alive(pid) for pid in server_pids), "the server outlived close()"
-    assert wait_until(lambda: not alive(sleeper), 2), "its grandchild outlived close()"
+    assert wait_until(lambda: not alive(sleeper)), "its grandchild outlived close()"
     assert by_name(servers)["fx"].state is State.STOPPED
     servers.close()  # idempotent
     assert by_name(servers)["fx"].state is State.STOPPED

@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import Run
 from tests.test_mcp_e2e import calls_script, server_config, tag
-from tests.test_pty import Shell, shell, start
+from tests.test_pty import PATIENCE, Shell, shell, start
 
 __all__ = ["shell", "tag"]  # the fixtures
 
@@ -32,17 +32,19 @@ def shells(tag: str, shell: list[Shell]) -> list[Shell]:
 
 
 def until_ready(s: Shell, line: str = "fx ready") -> None:
-    """Ask /mcp until the server is ready (it starts once the first prompt is drawn)."""
-    for _ in range(40):
+    """Ask /mcp until `line` is on the screen (a server starts once the first prompt is
+    drawn, and fails or gets ready when it will: on a loaded machine that takes long)."""
+    deadline = time.monotonic() + 2 * PATIENCE
+    while True:
         s.say("/mcp")
         s.expect("›")
         if line in "\n".join(s.screen()):
             return
-        time.sleep(0.25)
-    raise AssertionError("\n".join(s.screen()))
+        assert time.monotonic() < deadline, "\n".join(s.screen())
+        time.sleep(0.25)  # between two looks, not instead of one
 
 
-def at_prompt(s: Shell, seconds: float = 20) -> None:
+def at_prompt(s: Shell, seconds: float = PATIENCE) -> None:
     """Wait until the last line on the screen is an empty prompt."""
     deadline = time.monotonic() + seconds
     while [row for row in s.screen() if row.strip()][-1:] != ["›"]:

@@ -36,7 +36,7 @@ def left(pattern: str) -> list[str]:
     return [line for line in found.stdout.splitlines() if "pgrep" not in line]
 
 
-def gone(pattern: str, seconds: float = 5.0) -> list[str]:
+def gone(pattern: str, seconds: float = 60.0) -> list[str]:
     """What still matches after up to `seconds` (a child forked as the call ended is found
     by the reaper's second look and given the same grace)."""
     deadline = time.monotonic() + seconds
@@ -46,8 +46,8 @@ def gone(pattern: str, seconds: float = 5.0) -> list[str]:
 
 
 def wait_for(pattern: str, count: int = 1) -> None:
-    """Until `count` processes match (the command got going); fails after 20 s."""
-    deadline = time.monotonic() + 20
+    """Until `count` processes match (the command got going); fails after 120 s."""
+    deadline = time.monotonic() + 120
     while len(left(pattern)) < count:
         assert time.monotonic() < deadline, f"{pattern} never started"
         time.sleep(0.02)
@@ -85,7 +85,7 @@ def test_the_model_cannot_ask_for_more_than_bash_timeout(ws: Path, asked: float 
     started = time.monotonic()
     output = BASH.run(args, RunContext(str(ws), bash_timeout=0.5))
     assert said in output.text and output.is_error
-    assert time.monotonic() - started < 10  # not 30 s, let alone 1e9
+    assert time.monotonic() - started < 25  # not 30 s, let alone 1e9
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
@@ -132,7 +132,7 @@ def test_saikish_ended_mid_command_leaves_nothing_running(tmp_path: Path, sig: s
     try:
         wait_for(m, 2)
         proc.send_signal(sig)
-        out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=120)
     finally:
         proc.kill()
     assert proc.returncode == code, err
@@ -150,7 +150,7 @@ def test_ctrl_c_in_a_one_shot_run_exits_130_with_the_record(cli: Callable[..., R
     started = time.monotonic()
     run = cli("-p", "go", "-m", script, "--autonomy", "full-auto", "--sandbox", "off")
     assert run.code == 130 and "interrupted by the person" in run.err
-    assert time.monotonic() - started < 20
+    assert time.monotonic() - started < 28  # the command alone would take 30 s
 
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGHUP, 129), (signal.SIGTERM, 143)])

@@ -21,6 +21,9 @@ from saikish.ui.prompt import READY_MARK
 pytestmark = pytest.mark.slow  # each test starts saikish in a real pseudo-terminal
 
 PROMPT = "›"
+# A deadline for one thing to appear on the screen, generous for a loaded 2-core machine:
+# every wait below returns as soon as its event happens, so only a failure waits it out.
+PATIENCE = 120.0
 RIGHT, LEFT, ESC = "\x1b[C", "\x1b[D", "\x1b"
 
 
@@ -45,7 +48,7 @@ class Shell:
             args = (*args, "--sandbox", "off")
         self.child = pexpect.spawn(sys.executable, ["-m", "saikish", "-m",
                                                     model or f"script:{tmp / 's.yml'}", *args],
-                                   env=environment, encoding="utf-8", timeout=20,
+                                   env=environment, encoding="utf-8", timeout=PATIENCE,
                                    dimensions=(rows, columns))
         self.child.logfile_read = self.log
         self.expect(PROMPT)
@@ -71,7 +74,7 @@ class Shell:
         self.fed = len(text)
         return [line.rstrip() for line in self.terminal.display]
 
-    def on_screen(self, text: str, seconds: float = 20) -> None:
+    def on_screen(self, text: str, seconds: float = PATIENCE) -> None:
         """Wait until `text` is on the screen (redraws send only what changed)."""
         deadline = time.monotonic() + seconds
         while text not in "\n".join(self.screen()):
@@ -263,9 +266,9 @@ def test_ctrl_c_kills_a_running_command_and_returns_to_the_prompt(
     s.expect("mode: auto-approve")
     s.say("go")
     s.expect("On it.")
-    for _ in range(100):  # the command has started once its first file exists
-        if (ws / "started").exists():
-            break
+    deadline = time.monotonic() + PATIENCE  # the command has started once its file exists
+    while not (ws / "started").exists():
+        assert time.monotonic() < deadline, "the command never started"
         s.child.expect(pexpect.TIMEOUT, timeout=0.1)
     s.child.sendcontrol("c")
     s.expect("stopped")

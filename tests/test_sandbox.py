@@ -297,7 +297,7 @@ def _running(token: str) -> list[int]:
 
 
 def _gone(token: str) -> bool:
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60
     while _running(token) and time.monotonic() < deadline:
         time.sleep(0.05)
     return not _running(token)

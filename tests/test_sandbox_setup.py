@@ -111,7 +111,7 @@ def _repl_banner(tmp_path: Path, env_path: str, *args: str) -> str:
     script.write_text("- text: hi\n")
     env = {**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1", "PATH": env_path}
     child = pexpect.spawn(sys.executable, ["-m", "saikish", "-m", f"script:{script}", *args],
-                          env=env, encoding="utf-8", timeout=20, dimensions=(40, 160))
+                          env=env, encoding="utf-8", timeout=120, dimensions=(40, 160))
     try:
         child.expect_exact("/help for commands")
         banner = str(child.before)

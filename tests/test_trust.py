@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from saikish.config import load_effective
+from saikish.config_file import Layer
 from saikish.models.openai_compat import OpenAICompatModel
 from saikish.trust import TrustStore, load_config_trusted
 from tests.conftest import Run, write_script
@@ -157,14 +158,18 @@ def test_trust_applies_the_file_until_it_changes(cli: CLI, ws: Path) -> None:
 def test_trust_store_is_by_path_and_content(tmp_path: Path) -> None:
     store = TrustStore(tmp_path / "state" / "trusted.json")
     file = tmp_path / "agent.yml"
-    assert store.answer(file, b"a") is None
-    store.record(file, b"a", True)
-    assert (store.answer(file, b"a"), store.answer(file, b"b")) == (True, None)
-    assert store.answer(tmp_path / "other.yml", b"a") is None
-    store.record(file, b"a", False)
-    assert store.answer(file, b"a") is False
+
+    def layer(data: bytes, path: Path = file) -> Layer:
+        return Layer(path, "project", {}, data)
+
+    assert store.answer(layer(b"a")) is None
+    store.record(layer(b"a"), True)
+    assert (store.answer(layer(b"a")), store.answer(layer(b"b"))) == (True, None)
+    assert store.answer(layer(b"a", tmp_path / "other.yml")) is None
+    store.record(layer(b"a"), False)
+    assert store.answer(layer(b"a")) is False
     (tmp_path / "state" / "trusted.json").write_text("{broken")
-    assert store.answer(file, b"a") is None  # a broken store trusts nothing
+    assert store.answer(layer(b"a")) is None  # a broken store trusts nothing
 
 
 def test_the_repl_question_is_asked_once_per_content(ws: Path, tmp_path: Path) -> None:

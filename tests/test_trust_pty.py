@@ -17,7 +17,7 @@ def spawn(tmp: Path) -> tuple[pexpect.spawn, io.StringIO]:
     script.write_text("- text: Hi.\n")
     env = {**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"}
     child = pexpect.spawn(sys.executable, ["-m", "saikish", "-m", f"script:{script}"],
-                          env=env, encoding="utf-8", timeout=20, dimensions=(40, 120))
+                          env=env, encoding="utf-8", timeout=120, dimensions=(40, 120))
     log = io.StringIO()
     child.logfile_read = log
     return child, log

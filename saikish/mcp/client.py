@@ -15,6 +15,7 @@ import concurrent.futures
 import logging
 import os
 import signal
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -180,7 +181,7 @@ class Servers:
         loop = asyncio.new_event_loop()
         loop.set_exception_handler(_log_loop_error)
         try:
-            self._log_dir.mkdir(parents=True, exist_ok=True)
+            self._log_dir = usable_log_dir(self._log_dir)
             route_sdk_logging(self._log_dir / SDK_LOG)
             from saikish.mcp import transport  # the SDK import: here, on this thread only
 
@@ -269,6 +270,18 @@ def _client_failure(exc: Exception) -> str:
     if isinstance(exc, ImportError):
         return f"the mcp package cannot be imported ({exc.name or exc})"
     return f"the MCP client failed: {type(exc).__name__}: {one_line(str(exc))}"
+
+
+def usable_log_dir(preferred: Path) -> Path:
+    """`preferred`, or a private temp dir when the state dir cannot be written (read-only):
+    the servers' stderr and the SDK's records must go somewhere other than the terminal."""
+    try:
+        preferred.mkdir(parents=True, exist_ok=True)
+        if os.access(preferred, os.W_OK):
+            return preferred
+    except OSError:
+        pass
+    return Path(tempfile.mkdtemp(prefix="saikish-mcp-logs-"))
 
 
 class _SdkLogHandler(logging.FileHandler):

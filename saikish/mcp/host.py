@@ -10,6 +10,7 @@ main thread says it; nothing here prints.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import threading
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 # What a stdio server inherits from saikish's environment; the rest comes from its `env`.
 PASSED = ("HOME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR")
 STARTUP_TIMEOUT = 30.0  # seconds; SAIKISH_MCP_STARTUP_TIMEOUT overrides
+MAX_STARTUP_TIMEOUT = 86_400.0
 
 
 class SpecError(Exception):
@@ -69,6 +71,9 @@ class McpHost:
         self._refused: dict[str, str] = {}  # server -> why it was never started
         self._servers: Servers | None = None
         self._closed = False
+        self.startup_timeout, problem = _startup_timeout(self.environ)
+        if problem:
+            self._notices.append(problem)
 
     # -- ToolSource --------------------------------------------------------------------
 
@@ -128,7 +133,7 @@ class McpHost:
             from saikish.mcp.client import Servers
 
             self._servers = Servers(specs, log_dir=self.state_dir / "mcp-logs",
-                                    startup_timeout=_startup_timeout(self.environ),
+                                    startup_timeout=self.startup_timeout,
                                     on_change=self._changed)
         self._servers.start()
 
@@ -137,7 +142,7 @@ class McpHost:
         self.start()
         if self._servers is not None:
             self._servers.wait_ready(timeout if timeout is not None
-                                     else _startup_timeout(self.environ) + 5)
+                                     else self.startup_timeout + 5)
 
     def close(self) -> None:
         """Shut every server down (idempotent); no child process is left behind."""
@@ -199,6 +204,8 @@ class McpHost:
         with self._lock:
             if status.state is State.FAILED and not self._closed:
                 self._notices.append(f"mcp server '{status.name}' failed: {status.reason}")
+            elif status.state is State.READY and status.reason:  # tools it had to skip
+                self._notices.append(f"mcp server '{status.name}': {status.reason}")
 
     def _call(self, server: str, tool: str, arguments: Mapping[str, Any],
               context: RunContext) -> tuple[str, bool]:
@@ -235,12 +242,21 @@ class _Expander:
         return expanded
 
 
-def _startup_timeout(environ: Mapping[str, str]) -> float:
+def _startup_timeout(environ: Mapping[str, str]) -> tuple[float, str | None]:
+    """SAIKISH_MCP_STARTUP_TIMEOUT in seconds, and what was wrong with it (then the default)."""
+    written = environ.get("SAIKISH_MCP_STARTUP_TIMEOUT")
+    if written is None:
+        return STARTUP_TIMEOUT, None
     try:
-        seconds = float(environ.get("SAIKISH_MCP_STARTUP_TIMEOUT", STARTUP_TIMEOUT))
+        seconds = float(written)
     except ValueError:
-        return STARTUP_TIMEOUT
-    return seconds if seconds > 0 else STARTUP_TIMEOUT
+        seconds = math.nan
+    # inf (or 1e400) would overflow the waits that use it: a traceback, not a long wait.
+    if not 0 < seconds <= MAX_STARTUP_TIMEOUT:
+        return STARTUP_TIMEOUT, (f"SAIKISH_MCP_STARTUP_TIMEOUT={written[:40]!r} is not a number "
+                                 f"of seconds from 0 to {MAX_STARTUP_TIMEOUT:g}; using "
+                                 f"{STARTUP_TIMEOUT:g}")
+    return seconds, None
 
 
 def _line(server: McpServer, status: ServerStatus | None, refused: str | None,

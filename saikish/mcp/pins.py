@@ -109,7 +109,7 @@ class Pins:
         try:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
             self.problem = None if isinstance(raw, dict) else "not a mapping of servers"
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
             raw, self.problem = {}, (str(exc).splitlines() or ["unreadable"])[0][:120]
         self._data, self._stamp = (raw if isinstance(raw, dict) else {}), stamp
         return self._data

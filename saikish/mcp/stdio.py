@@ -28,6 +28,28 @@ from saikish.mcp.values import ServerSpec, one_line
 
 STDIN_GRACE_S = 1.0  # a server that reads EOF on stdin should exit within this
 TERM_GRACE_S = 1.0  # then SIGTERM to its process group, and SIGKILL after this
+MAX_MESSAGE = 64 << 20  # one JSON-RPC line from a server; a longer one is dropped
+
+
+class _Line:
+    """Bytes of the line being read; None stands for a line too long to keep."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+        self.too_long = False
+
+    def feed(self, chunk: bytes) -> list[bytes | None]:
+        """The lines `chunk` completes (None for each one that was too long)."""
+        *ends, rest = chunk.split(b"\n")
+        done: list[bytes | None] = []
+        for end in ends:
+            done.append(None if self.too_long else bytes(self.buffer + end))
+            self.buffer, self.too_long = bytearray(), False
+        if not self.too_long:
+            self.buffer += rest
+            if len(self.buffer) > MAX_MESSAGE:
+                self.buffer, self.too_long = bytearray(), True
+        return done
 
 
 class Child:
@@ -42,20 +64,31 @@ class Child:
         self.write, self._from_session = anyio.create_memory_object_stream[SessionMessage](0)
 
     async def pump_stdout(self) -> None:
-        """Parse stdout lines into messages; keep draining after the session is gone."""
+        """Parse stdout lines into messages; keep draining after the session is gone.
+
+        A line is gathered in one growing buffer (linear in its size: a 40 MB result is read
+        in well under a second); one longer than MAX_MESSAGE is dropped, and the session
+        gets an error in its place.
+        """
         assert self.process.stdout is not None
-        buffer = b""
+        line = _Line()
         try:
             async for chunk in self.process.stdout:
-                lines = (buffer + chunk).split(b"\n")
-                buffer = lines.pop()
-                for line in lines:
-                    await self._deliver(line)
+                for complete in line.feed(chunk):
+                    await self._deliver_or_refuse(complete)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
             pass
         finally:
             self.eof.set()
             self._to_session.close()
+
+    async def _deliver_or_refuse(self, line: bytes | None) -> None:
+        if line is not None:
+            await self._deliver(line)
+            return
+        with suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await self._to_session.send(ValueError(
+                f"the server sent a message larger than {MAX_MESSAGE >> 20} MB; dropped"))
 
     async def _deliver(self, line: bytes) -> None:
         """Hand one line to the session, if it still listens."""

@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from saikish.mcp.listing import ToolListFilter, filtered
 from saikish.mcp.results import result_from_wire
 from saikish.mcp.stdio import Child, exit_reason, last_line, stdio_child, wait_exit
 from saikish.mcp.values import CallResult, ListedTool, ServerSpec, State, one_line
@@ -68,6 +69,7 @@ class Connection:
         self._scope: anyio.CancelScope | None = None
         self._ended: anyio.Event | None = None
         self._stop_requested: anyio.Event | None = None
+        self.listing = ToolListFilter()  # drops tool definitions the SDK cannot read
 
     async def serve(self) -> None:
         """Run the connection until stop() or until the server goes away."""
@@ -121,7 +123,7 @@ class Connection:
                 tools = await list_tools(session)
                 self._scope.deadline = math.inf
                 self._session, ready = session, True
-                self._report(State.READY, "", tools)
+                self._report(State.READY, self._skipped(), tools)
                 await self._wait_for_loss()
                 self._scope.deadline = anyio.current_time() + STOP_LIMIT_S
         if self._stopping:
@@ -143,6 +145,7 @@ class Connection:
             read, write = await stack.enter_async_context(self._http())
         else:
             read, write = await stack.enter_async_context(self._stdio())
+        read, write = await stack.enter_async_context(filtered(read, write, self.listing))
         session = ClientSession(read, write, message_handler=self._on_message)
         await stack.enter_async_context(session)
         await session.initialize()
@@ -198,7 +201,16 @@ class Connection:
             tools = await list_tools(session)
         except Exception:  # a failed re-list keeps the old list; the next call will tell
             return
-        self._report(State.READY, "", tools)
+        self._report(State.READY, self._skipped(), tools)
+
+    def _skipped(self) -> str:
+        """For a READY report: the tool definitions left out of the last listing."""
+        skipped = self.listing.take()
+        if not skipped:
+            return ""
+        shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more"
+                                          if len(skipped) > 5 else "")
+        return f"skipped {len(skipped)} tool definition(s) it could not read: {shown}"
 
     async def _failure(self, exc: BaseException) -> str:
         """One line for a failure while starting or serving."""

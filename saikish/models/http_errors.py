@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import math
 import re
 import time
 from collections.abc import Mapping
@@ -63,13 +64,12 @@ def retry_after(headers: Mapping[str, str], now: float | None = None) -> float |
     if "retry-after-ms" in headers:
         seconds = _number(headers["retry-after-ms"])
         if seconds is not None:
-            return min(seconds / 1000, MAX_WAIT_S)
+            return min(max(seconds / 1000, 0.0), MAX_WAIT_S)
     if "retry-after" in headers:
         value = headers["retry-after"].strip()
         seconds = _number(value)
         if seconds is None:
-            parsed = email.utils.parsedate_to_datetime(value) if value else None
-            seconds = parsed.timestamp() - (now or time.time()) if parsed else None
+            seconds = _http_date_in(value, now)
         if seconds is not None:
             return min(max(seconds, 0.0), MAX_WAIT_S)
     resets = [_duration(v) for k, v in headers.items() if k.startswith("x-ratelimit-reset")]
@@ -91,7 +91,7 @@ def backoff(attempt: int) -> float:
 def _error_object(body: str) -> dict[str, Any]:
     try:
         data = json.loads(body)
-    except (json.JSONDecodeError, TypeError):
+    except (ValueError, TypeError, RecursionError):  # an error body nested past any real one
         return {}
     if isinstance(data, Mapping):
         inner = data.get("error")
@@ -110,10 +110,21 @@ def _plain(body: str) -> str:
 
 
 def _number(value: str) -> float | None:
+    """A finite number, or None ('abc', 'nan' and 'inf' are no wait anybody meant)."""
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         return None
+    return number if math.isfinite(number) else None
+
+
+def _http_date_in(value: str, now: float | None) -> float | None:
+    """Seconds until an HTTP date ('Wed, 21 Oct 2015 07:28:00 GMT'); None for anything else."""
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return parsed.timestamp() - (now or time.time()) if parsed else None
 
 
 def _duration(value: str) -> float | None:
@@ -122,7 +133,10 @@ def _duration(value: str) -> float | None:
     if not parts:
         return _number(value)
     scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-    return float(sum(float(n) * scale[unit] for n, unit in parts))
+    numbers = [(_number(n), unit) for n, unit in parts]
+    if any(n is None for n, _ in numbers):
+        return None  # '1.2.3s': no duration
+    return float(sum((n or 0.0) * scale[unit] for n, unit in numbers))
 
 
 def _rfc3339_in(value: str, now: float | None) -> float | None:

@@ -176,8 +176,10 @@ def attempt_problem(exc: Exception, sdk: Any, watch: Watchdog) -> HttpProblem | 
         return exc.problem
     if isinstance(exc, httpx2.TimeoutException):
         return waited_problem(watch)
+    detail = str(exc) or type(exc).__name__
+    if isinstance(exc, httpx2.DecodingError):  # a body that does not inflate (bad gzip)
+        return HttpProblem("bad_stream", True, f"the answer could not be decoded ({detail})")
     if isinstance(exc, httpx2.TransportError):  # dropped or reset while reading
-        detail = str(exc) or type(exc).__name__
         return HttpProblem("dropped", True, f"the connection was lost mid-answer ({detail})")
     return None
 

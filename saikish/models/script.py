@@ -90,7 +90,7 @@ def _call(spec: Any, serial: int, where: str, key: str) -> ToolCall:
     if isinstance(arguments, str):  # raw JSON text, as a model would send it
         try:
             parsed = json.loads(arguments)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             parsed = None
         if not isinstance(parsed, dict):
             return ToolCall(call_id, spec["name"], {}, raw_arguments=arguments)

@@ -20,6 +20,7 @@ from typing import Any
 from saikish.atomic import atomic_write
 from saikish.engine.boundary import is_secret
 from saikish.engine.commands.risk import write_risk
+from saikish.readfile import MAX_BYTES, FileTooLarge, not_regular, read_regular
 from saikish.tools.base import RunContext, Tool, ToolOutput
 from saikish.tools.output import truncate
 from saikish.types import Risk
@@ -28,6 +29,7 @@ SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".mypy_ca
                        ".pytest_cache", ".ruff_cache"})
 MAX_ENTRIES = 1000
 MAX_MATCHES = 500
+GREP_BYTES = 16 << 20  # one file searched by grep; larger ones are named as not searched
 
 
 def resolve(path: str, ctx: RunContext) -> Path:
@@ -38,16 +40,27 @@ def resolve(path: str, ctx: RunContext) -> Path:
 def file_state(args: Mapping[str, Any], workspace: str) -> str | None:
     """What the file a write targets holds now: 'absent', or its size and hash.
 
-    None when it cannot be read (no comparison is then possible).
+    None when it cannot be read (no comparison is then possible). Past MAX_BYTES, its
+    size, modification time and inode stand for the content.
     """
-    path = Path(workspace, os.path.expanduser(str(args.get("path", ""))))
     try:
-        data = path.read_bytes()
+        path = Path(workspace, os.path.expanduser(str(args.get("path", ""))))
+        data = read_regular(path)
     except FileNotFoundError:
         return "absent"
-    except OSError:
+    except FileTooLarge:
+        return _large_state(path)
+    except (OSError, ValueError):  # ValueError: a NUL or a lone surrogate in the path
         return None
     return f"{len(data)}:{hashlib.blake2b(data, digest_size=16).hexdigest()}"
+
+
+def _large_state(path: Path) -> str | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return f"{info.st_size}:{info.st_mtime_ns}:{info.st_ino}"
 
 
 def _changed(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput | None:
@@ -70,11 +83,10 @@ def _schema(required: list[str], **props: tuple[str, str]) -> dict[str, Any]:
 
 def read_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     """Numbered lines of a text file, from `offset` (1-based), at most `limit` lines."""
-    path = resolve(str(args["path"]), ctx)
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return ToolOutput(f"cannot read {args['path']}: {exc.strerror or exc}", True)
+        data = read_regular(resolve(str(args["path"]), ctx), cut=True)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL or a lone surrogate in the path
+        return ToolOutput(f"cannot read {args['path']}: {_why(exc)}", True)
     if b"\x00" in data[:8192]:
         return ToolOutput(f"{args['path']} is a binary file ({len(data)} bytes)", True)
     lines = data.decode("utf-8", errors="replace").splitlines()
@@ -85,7 +97,13 @@ def read_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     rest = len(lines) - (start - 1 + len(chosen))
     if rest > 0:
         text += f"\n[{rest} more lines; read on with offset={start + len(chosen)}]"
+    if len(data) >= MAX_BYTES:
+        text += f"\n[only the first {MAX_BYTES >> 20} MB of the file were read]"
     return ToolOutput(truncate(text or "(empty file)", ctx.output_limit))
+
+
+def _why(exc: Exception) -> str:
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
 
 
 def list_files(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
@@ -116,6 +134,7 @@ def grep(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     glob = args.get("glob")
     hits: list[str] = []
     secret: list[str] = []
+    skipped: list[str] = []
     for file in files:
         if glob and not fnmatch.fnmatch(file.name, str(glob)):
             continue
@@ -123,24 +142,33 @@ def grep(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
             # Searching a tree must not read keys the person was never asked about (4.8).
             secret.append(str(file.relative_to(root)))
             continue
-        hits.extend(_grep_file(file, pattern, root, MAX_MATCHES - len(hits)))
+        hits.extend(_grep_file(file, pattern, root, MAX_MATCHES - len(hits), skipped))
         if len(hits) >= MAX_MATCHES:
             hits.append(f"[stopped after {MAX_MATCHES} matches]")
             break
     if secret:
-        hits.append(f"[not searched, may hold secrets: {', '.join(secret[:10])}"
-                    f"{' ...' if len(secret) > 10 else ''}; read_file asks for them]")
+        hits.append(f"[not searched, may hold secrets: {_some(secret)}; read_file asks for them]")
+    if skipped:
+        hits.append(f"[not searched: {_some(skipped)}]")
     return ToolOutput(truncate("\n".join(hits) or "(no matches)", ctx.output_limit))
 
 
-def _grep_file(file: Path, pattern: re.Pattern[str], root: Path, room: int) -> list[str]:
+def _some(names: list[str]) -> str:
+    return ", ".join(names[:10]) + (" ..." if len(names) > 10 else "")
+
+
+def _grep_file(file: Path, pattern: re.Pattern[str], root: Path, room: int,
+               skipped: list[str]) -> list[str]:
+    label = file.name if file == root else str(file.relative_to(root))
     try:
-        data = file.read_bytes()
-    except OSError:
+        data = read_regular(file, GREP_BYTES)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:  # a device, a FIFO, a link to /dev/zero, a huge file
+        skipped.append(f"{label} ({exc.strerror})")
         return []
     if b"\x00" in data[:8192]:
         return []
-    label = file.name if file == root else str(file.relative_to(root))
     out = []
     for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
         if pattern.search(line):
@@ -163,6 +191,10 @@ def write_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     changed = _changed(args, ctx)
     if changed:
         return changed
+    special = not_regular(path)
+    if special:  # a rename over /dev/null or a FIFO would replace it with a plain file
+        return ToolOutput(f"cannot write {args['path']}: it is {special}, not a regular file",
+                          True)
     try:
         existed = path.exists()
         atomic_write(path, str(args["content"]))
@@ -177,9 +209,9 @@ def edit_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     """Replace `old_string` by `new_string` (once, unless `replace_all`)."""
     path = resolve(str(args["path"]), ctx)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path).decode("utf-8")
     except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or a NUL in the path
-        return ToolOutput(f"cannot read {args['path']}: {exc}", True)
+        return ToolOutput(f"cannot read {args['path']}: {_why(exc)}", True)
     new = apply_edit(text, args)
     if isinstance(new, ToolOutput):
         return new
@@ -196,7 +228,9 @@ def edit_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
 
 def apply_edit(text: str, args: Mapping[str, Any]) -> str | ToolOutput:
     """`text` with the edit applied, or an error for the model."""
-    old, new = str(args["old_string"]), str(args["new_string"])
+    old, new = args.get("old_string"), args.get("new_string")
+    if not isinstance(old, str) or not isinstance(new, str):  # previews see invalid calls too
+        return ToolOutput("old_string and new_string must both be strings", True)
     count = text.count(old) if old else 0
     if count == 0:
         return ToolOutput("old_string was not found in the file; read it again first", True)

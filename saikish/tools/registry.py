@@ -9,10 +9,13 @@ next model call once listed. A late tool never replaces a fixed one.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Protocol
 
 from saikish.tools.base import Tool
+
+MAX_TOOLS = 128
 
 
 class ToolSource(Protocol):
@@ -36,24 +39,53 @@ class ToolSource(Protocol):
 
 
 class ToolRegistry(Mapping[str, Tool]):
-    """Fixed tools, then each source's current tools."""
+    """Fixed tools, then each source's current tools, MAX_TOOLS in all.
+
+    Past MAX_TOOLS a request is refused by the providers (OpenAI documents 128), and
+    every tool is resent with every model call: the late tools past it are left out, and
+    the person is told once which.
+    """
 
     def __init__(self, fixed: Sequence[Tool] | Mapping[str, Tool],
                  sources: Sequence[ToolSource] = ()) -> None:
         self.fixed = dict(fixed) if isinstance(fixed, Mapping) else {t.name: t for t in fixed}
         self.sources = list(sources)
+        self._lock = threading.Lock()
+        self._left_out: tuple[str, ...] = ()  # as last told
+        self._pending: list[str] = []
 
     def add_source(self, source: ToolSource) -> None:
         """Offer `source`'s tools from now on."""
         self.sources.append(source)
 
     def current(self) -> dict[str, Tool]:
-        """Every tool offered now, fixed ones first."""
+        """Every tool offered now, fixed ones first, at most MAX_TOOLS."""
         out = dict(self.fixed)
+        left_out: list[str] = []
         for source in self.sources:
             for name, tool in source.tools().items():
-                out.setdefault(name, tool)
+                if name in out:
+                    continue
+                if len(out) >= MAX_TOOLS:
+                    left_out.append(name)
+                else:
+                    out[name] = tool
+        self._tell(tuple(left_out))
         return out
+
+    def _tell(self, left_out: tuple[str, ...]) -> None:
+        """A notice when the tools left out changed (once per change, not per call)."""
+        with self._lock:
+            if left_out == self._left_out:
+                return
+            self._left_out = left_out
+            if left_out:
+                shown = ", ".join(left_out[:10]) + (f" and {len(left_out) - 10} more"
+                                                    if len(left_out) > 10 else "")
+                self._pending.append(
+                    f"{len(left_out)} MCP tools are not offered to the model: at most "
+                    f"{MAX_TOOLS} tools go with a request. Left out: {shown}. Choose with "
+                    f"includeTools / excludeTools in agent.yml")
 
     def start(self, wait: bool = False) -> None:
         """Start every source that has not started yet; with `wait`, until its tools are in.
@@ -68,18 +100,18 @@ class ToolRegistry(Mapping[str, Tool]):
                     source.wait_ready()
 
     def notices(self) -> list[str]:
-        """What the sources have to say since last asked, in source order."""
-        return [line for source in self.sources for line in source.notices()]
+        """What the sources (and the cap) have to say since last asked, in source order."""
+        lines = [line for source in self.sources for line in source.notices()]
+        with self._lock:
+            lines += self._pending
+            self._pending = []
+        return lines
 
     def __getitem__(self, name: str) -> Tool:
         tool = self.fixed.get(name)
         if tool is not None:
             return tool
-        for source in self.sources:
-            late = source.tools().get(name)
-            if late is not None:
-                return late
-        raise KeyError(name)
+        return self.current()[name]  # a tool left out by the cap is not known to the model
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.current())

@@ -24,6 +24,7 @@ from rich.text import Text
 
 from saikish.approval import ApprovalRequest
 from saikish.engine.bash.shell import Target, analyse
+from saikish.readfile import not_regular, read_regular
 from saikish.tools.files import apply_edit
 from saikish.types import CommandCheck, ToolCall
 from saikish.ui.inert import inert
@@ -166,6 +167,11 @@ def _short(text: str, width: int) -> str:
 def _write_preview(path: str, content: str, workspace: str,
                    max_lines: int | None) -> RenderableType:
     target = Path(workspace, os.path.expanduser(path))
+    special = not_regular(target)
+    if special:
+        return Text.assemble(("write ", "bold yellow"), inert(path),
+                             (f"  it is {special}, not a regular file: the write will fail",
+                              "red"))
     old = read_text(target)
     if old is None:
         header = Text.assemble(("new file ", "bold green"), inert(path),
@@ -224,10 +230,12 @@ def _diff(old: str, new: str, path: str, max_lines: int | None) -> RenderableTyp
 
 
 def read_text(path: Path) -> str | None:
-    """The file's text, or None when it does not exist or is not UTF-8 text."""
+    """The file's text, or None when it does not exist, is not UTF-8 text, is not a
+    regular file or is too large to show (docs/SPEC.md §5.1: never read a FIFO or
+    /dev/zero to draw a box)."""
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_regular(path).decode("utf-8")
+    except (OSError, ValueError):
         return None
 
 

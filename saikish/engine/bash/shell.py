@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from saikish.engine.bash.bounded import ParserFault, shared
 from saikish.engine.bash.hijack import is_hijack_var
 from saikish.engine.bash.preparse import Preparsed, preparse
 from saikish.engine.commands.catalogue import Catalogue
@@ -435,7 +436,11 @@ class _Walker:
         )
 
         try:
-            trees = load().parse(pre.text)
+            trees = shared().run(load().parse, pre.text)
+        except ParserFault as fault:  # bashlex loops on some inputs: bounded, fail closed
+            self.opaque.append(str(fault))
+            self._raw_escalation(pre.text)
+            return
         except Exception:  # bashlex raises many kinds; all mean "not understood"
             self.opaque.append("it uses shell syntax saikish cannot read")
             self._raw_escalation(pre.text)
