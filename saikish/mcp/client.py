@@ -14,6 +14,7 @@ import asyncio
 import concurrent.futures
 import logging
 import os
+import shutil
 import signal
 import tempfile
 import threading
@@ -53,7 +54,7 @@ class Servers:
                  startup_timeout: float = 30.0,
                  on_change: Callable[[ServerStatus], None] = lambda status: None) -> None:
         self._specs = {spec.name: spec for spec in specs}
-        self._log_dir = log_dir
+        self._log_dir = self._wanted_log_dir = log_dir
         self._startup_timeout = startup_timeout
         self._on_change = on_change
         self._changed = threading.Condition()
@@ -160,6 +161,8 @@ class Servers:
         for status in self.status():
             if status.state in (State.STARTING, State.READY):
                 self._report(status.name, State.STOPPED, "", ())
+        if self._log_dir != self._wanted_log_dir and (thread is None or not thread.is_alive()):
+            shutil.rmtree(self._log_dir, ignore_errors=True)  # our temp dir: nothing left
 
     def _kill_children(self) -> None:
         """Last resort when the loop did not stop in time: SIGKILL each stdio server's group."""
@@ -181,7 +184,7 @@ class Servers:
         loop = asyncio.new_event_loop()
         loop.set_exception_handler(_log_loop_error)
         try:
-            self._log_dir = usable_log_dir(self._log_dir)
+            self._log_dir = usable_log_dir(self._wanted_log_dir)
             route_sdk_logging(self._log_dir / SDK_LOG)
             from saikish.mcp import transport  # the SDK import: here, on this thread only
 
