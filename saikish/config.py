@@ -112,16 +112,18 @@ class Config:
     files: tuple[Path, ...] = ()
 
     def warnings(self) -> tuple[str, ...]:
-        """The one-line warning this config owes the person: how many settings of an
-        untrusted project file were ignored, and where to see them (one line, not one each)."""
+        """The warnings this config owes the person: how many settings of an untrusted
+        project file were ignored, and where to see them (one line, not one each); what
+        of the hooks saikish read but will not run (one line per kind)."""
         if not self.ignored:
-            return ()
+            return self.hooks.notes
         count = len(self.ignored)
         keys = ", ".join(dict.fromkeys(item.key for item in self.ignored))
         where = self.ignored[0].origin.rpartition(":")[0] or self.ignored[0].origin
         return (f"{where}: {count} setting{'s' if count > 1 else ''} ignored because this "
                 f"project's agent.yml is not trusted ({keys}); 'saikish trust --show' says "
-                f"what each would change; review the file, then run 'saikish trust'",)
+                f"what each would change; review the file, then run 'saikish trust'",
+                *self.hooks.notes)
 
     def secrets(self) -> tuple[str, ...]:
         """The credential values saikish holds, which no child process may see (§4.8)."""

@@ -20,6 +20,7 @@ from saikish.config import Config
 from saikish.engine.policy import Context, RuleSet
 from saikish.engine.rules import PATH_ARGS, Rule, parse_rule
 from saikish.engine.tiers import Containment
+from saikish.hook_wire import permission_mode
 from saikish.hooks import Hooks
 from saikish.tools.base import Tool
 from saikish.tools.sandbox import SandboxMode, SandboxSetup
@@ -62,6 +63,10 @@ class Session:
     # The workspace's protected paths (git metadata, hooks dir, saikish's config), found once.
     protected: tuple[str, ...] | None = None
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+    def permission_mode(self) -> str:
+        """Claude Code's name for this session's mode and autonomy, for hooks (§7.2)."""
+        return permission_mode(self.mode, self.autonomy)
 
     def attach_mcp(self) -> McpHost | None:
         """A host for the config's MCP servers, not started yet; None when there are none.
