@@ -84,7 +84,11 @@ class Layer:
 
 def read_layer(path: Path, kind: str) -> Layer:
     """Read and validate one agent.yml."""
-    text = read_text(path, limit=1 << 20)  # no real agent.yml is near 1 MB
+    return read_layer_text(read_text(path, limit=1 << 20), path, kind)  # no agent.yml is 1 MB
+
+
+def read_layer_text(text: str, path: Path, kind: str) -> Layer:
+    """Validate `text` as the agent.yml at `path` would be (before it is written there)."""
     root = compose(text, path)
     settings = {} if root is None else _Reader(path, kind).settings(root)
     return Layer(path, kind, settings, text.encode("utf-8"))
