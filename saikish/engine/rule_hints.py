@@ -9,7 +9,6 @@ into one line saying so, with the saikish spelling. Pure: returns text.
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 
@@ -39,8 +38,8 @@ def unknown_tool_warnings(rules: Iterable[Rule], tool_names: Iterable[str]) -> l
     lines = []
     for rule in rules:
         # MCP tools appear when their server starts; a rule for one cannot be checked here.
-        if rule.tool.startswith("mcp__") or any(fnmatch.fnmatchcase(n, rule.tool)
-                                                for n in names):
+        if (rule.tool.startswith("mcp__") and rule.tools is None) or any(
+                rule.names_tool(n) for n in names):
             continue
         where = f"{rule.origin}: " if rule.origin else ""
         arguments = ", ".join(f"{k}={v}" for k, v in rule.when) or None
