@@ -8,6 +8,7 @@ import json
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,11 +18,11 @@ from tests.conftest import Run, write_script
 CLI = Callable[..., Run]
 
 
-def check(cli: CLI, tool: str, arguments: dict[str, str], *flags: str) -> dict[str, str]:
+def check(cli: CLI, tool: str, arguments: dict[str, str], *flags: str) -> dict[str, Any]:
     run = cli("check", "--json", "--sandbox", "off", "--autonomy", "manual", "--tool", tool,
               "--args", json.dumps(arguments), *flags)
     assert "Traceback" not in run.err
-    answer: dict[str, str] = json.loads(run.out)
+    answer: dict[str, Any] = json.loads(run.out)
     return answer
 
 
