@@ -1,6 +1,7 @@
 """`saikish config` and `saikish trust` (docs/SPEC.md §2, §4.8): where settings come from.
 
-`config` shows every effective setting and the file and line it came from;
+`config` shows every effective setting and the file and line it came from
+(`config import-claude` is importcmd.py);
 `trust` shows, grants or revokes trust in the workspace's own agent.yml.
 """
 
@@ -21,6 +22,10 @@ from saikish.ui.settings import config_table
 
 def config_command(argv: list[str], io: Streams) -> int:
     """`saikish config`: the effective settings and the file each came from."""
+    if argv[:1] == ["import-claude"]:
+        from saikish.importcmd import import_claude
+
+        return import_claude(argv[1:], io)
     parser = argparse.ArgumentParser(prog="saikish config",
                                      description="Show the effective settings and their files.")
     parser.add_argument("-c", "--config", metavar="PATH")
