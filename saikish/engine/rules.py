@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from saikish.engine.claude_names import CLAUDE_ALIASES, CLAUDE_ONLY_TOOLS, claude_path
 from saikish.errors import RuleError
 
 BASH = "bash"
@@ -26,14 +27,6 @@ _TOOL_PATTERN = re.compile(r"^[A-Za-z0-9_.*?\[\]!-]+$")
 # `mcp__SERVER` alone: a rule for every tool of that MCP server (docs/SPEC.md §7.1).
 _MCP_SERVER = re.compile(r"mcp__(?:(?!__)[A-Za-z0-9_-])+")
 _ARGUMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
-# Claude Code's file tools as ours (docs/SPEC.md §4.4): the tools a rule naming one covers.
-# Claude Code's Edit rules cover every tool that edits files, its Read rules every tool
-# that reads them (Grep and Glob too).
-_EDITS, _READS = ("write_file", "edit_file"), ("read_file", "list_files", "grep")
-CLAUDE_ALIASES: dict[str, tuple[str, ...]] = {
-    "Write": _EDITS, "Edit": _EDITS, "MultiEdit": _EDITS, "Read": _READS}
-# Claude Code tools saikish lacks: a rule for one parses, matches nothing, and is warned.
-CLAUDE_ONLY_TOOLS = ("WebFetch", "WebSearch", "Task", "TodoWrite", "Agent", "NotebookRead")
 
 
 @dataclass(frozen=True)
@@ -138,16 +131,6 @@ def _claude_alias(rule: Rule) -> Rule:
     if rule.tool in CLAUDE_ONLY_TOOLS:
         return replace(rule, tools=())
     return rule
-
-
-def claude_path(glob: str) -> str:
-    """Claude Code's path pattern as ours: `//abs` is absolute, `/x` and `./x` are the
-    project's (the workspace's) `x`, `~/x` is the home's, `x` is the workspace's."""
-    if glob.startswith("//"):
-        return glob[1:]
-    if glob.startswith("/"):
-        return glob[1:] or "."
-    return glob[2:] or "." if glob.startswith("./") else glob
 
 
 def bash_rule_for(words: Sequence[str], prefix: bool) -> str:
