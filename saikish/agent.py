@@ -115,7 +115,8 @@ class Agent:
             session = Session(config, str(Path(workspace).resolve()),
                               Mode(mode or config.confirmation.mode),
                               Autonomy(autonomy or config.confirmation.autonomy))
-            session.hooks = Hooks.from_config(config, session.workspace, session.id)
+            session.hooks = Hooks.from_config(config, session.workspace, session.id,
+                                              session.permission_mode)
             session.attach_mcp()
         if isinstance(model, str):
             model = load_model(parse_spec(model, config), config)

@@ -86,7 +86,8 @@ def make_session(args: argparse.Namespace, config: Config, workspace: str,
     if not getattr(args, "no_hooks", False):
         from saikish.hooks import Hooks
 
-        session.hooks = Hooks.from_config(config, workspace, session.id)
+        session.hooks = Hooks.from_config(config, workspace, session.id,
+                                          session.permission_mode)
         session.hooks.audit = session.audit
     return session
 

@@ -39,7 +39,8 @@ EXIT_CLOSED_PIPE = 1  # stdout's reader went away: as Python's advice and rich's
 EXIT_DENIED = 4  # --fail-on-deny: the run finished, but some call was rejected
 EXIT_WARNED = 5  # --fail-on-warning: the run finished, but with a warning (a failed server)
 OUTPUT_FORMATS = ("text", "json", "stream-json")
-SUBCOMMANDS = ("check", "allowlist", "audit", "config", "trust", "undo", "acp", "sessions")
+SUBCOMMANDS = ("check", "allowlist", "audit", "config", "trust", "undo", "acp", "sessions",
+               "mcp")
 AUTONOMY_LEVELS = ("full-auto", "supervised", "cautious", "manual")
 SANDBOX_MODES = ("auto", "workspace-write", "read-only", "off")
 
@@ -158,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="saikish",
         description="An interactive terminal agent shell that asks before anything changes.",
         epilog="subcommands: saikish check | allowlist | audit | config | trust | undo | acp | "
-               "sessions  (saikish check --help)")
+               "sessions | mcp  (saikish check --help)")
     parser.add_argument("-p", "--prompt", metavar="PROMPT",
                         help="one-shot: run to completion, print the answer, exit ('-' = stdin)")
     parser.add_argument("-m", "--model", metavar="PROVIDER:MODEL",

@@ -1,8 +1,8 @@
 """Layered agent.yml -> a frozen Config (docs/SPEC.md §2, §4.8). Errors name file, line, key.
 
 Layers, later over earlier: built-in defaults, the user's `<config dir>/agent.yml`,
-the workspace's `./agent.yml` (the project's: it may only tighten until the
-person trusts it), and `--config PATH` (named by the person, so trusted).
+the workspace's `./.mcp.json` and `./agent.yml` (the project's: they may only tighten
+until the person trusts them), and `--config PATH` (named by the person, so trusted).
 Each setting remembers the file and line it came from, so `saikish config`
 can say where every value is set.
 """
@@ -27,6 +27,7 @@ from saikish.config_file import (
     Layer,
     Setting,
     read_layer,
+    read_mcp_json,
 )
 from saikish.containment.placeholders import is_stand_in
 from saikish.cost import Price
@@ -124,16 +125,18 @@ class Config:
     files: tuple[Path, ...] = ()
 
     def warnings(self) -> tuple[str, ...]:
-        """The one-line warning this config owes the person: how many settings of an
-        untrusted project file were ignored, and where to see them (one line, not one each)."""
-        if not self.ignored:
-            return ()
-        count = len(self.ignored)
-        keys = ", ".join(dict.fromkeys(item.key for item in self.ignored))
-        where = self.ignored[0].origin.rpartition(":")[0] or self.ignored[0].origin
-        return (f"{where}: {count} setting{'s' if count > 1 else ''} ignored because this "
-                f"project's agent.yml is not trusted ({keys}); 'saikish trust --show' says "
-                f"what each would change; review the file, then run 'saikish trust'",)
+        """The warnings this config owes the person: how many settings of an untrusted
+        project file were ignored, and where to see them (one line, not one each); what
+        of the hooks saikish read but will not run (one line per kind)."""
+        lines = []
+        for where in dict.fromkeys(item.origin.rpartition(":")[0] for item in self.ignored):
+            items = [item for item in self.ignored if item.origin.startswith(where + ":")]
+            count, keys = len(items), ", ".join(dict.fromkeys(item.key for item in items))
+            lines.append(f"{where}: {count} setting{'s' if count > 1 else ''} ignored because "
+                         f"this project's {Path(where).name} is not trusted ({keys}); "
+                         f"'saikish trust --show' says what each would change; review the "
+                         f"file, then run 'saikish trust'")
+        return (*lines, *self.hooks.notes)
 
     def secrets(self) -> tuple[str, ...]:
         """The credential values saikish holds, which no child process may see (§4.8)."""
@@ -184,6 +187,10 @@ def read_layers(explicit: str | None, cwd: Path) -> tuple[Layer, ...]:
     if _real(project) not in {_real(user), _real(named or user)}:
         candidates.append((project, "project"))
     layers = [read_layer(p, kind) for p, kind in candidates if _present(p)]
+    # Claude Code's project servers, untrusted until the person trusts this file as well
+    # (docs/SPEC.md §7.1); under the project's agent.yml, which wins for the same name.
+    if _present(cwd / ".mcp.json"):
+        layers.insert(1 if _present(user) else 0, read_mcp_json(cwd / ".mcp.json"))
     if named is not None:
         layers.append(read_layer(named, "explicit"))
     return tuple(layers)
@@ -212,13 +219,13 @@ def load_config(path: Path | None) -> Config:
 
 def load_effective(explicit: str | None, cwd: Path,
                    trusted: Callable[[Layer], bool] = lambda layer: False) -> Config:
-    """The layered config for a run in `cwd`; `trusted` says whether the project file is."""
+    """The layered config for a run in `cwd`; `trusted` says whether a project file is."""
     return merge(read_layers(explicit, cwd), trusted)
 
 
-def project_layer(layers: tuple[Layer, ...]) -> Layer | None:
-    """The workspace's own agent.yml among `layers`, if there is one."""
-    return next((layer for layer in layers if layer.kind == "project"), None)
+def project_layers(layers: tuple[Layer, ...]) -> tuple[Layer, ...]:
+    """The workspace's own files among `layers`: its agent.yml and its .mcp.json."""
+    return tuple(layer for layer in layers if layer.kind == "project")
 
 
 def merge(layers: tuple[Layer, ...],

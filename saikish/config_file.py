@@ -93,10 +93,27 @@ class Layer:
 
 def read_layer(path: Path, kind: str) -> Layer:
     """Read and validate one agent.yml."""
-    text = read_text(path, limit=1 << 20)  # no real agent.yml is near 1 MB
+    return read_layer_text(read_text(path, limit=1 << 20), path, kind)  # no agent.yml is 1 MB
+
+
+def read_layer_text(text: str, path: Path, kind: str) -> Layer:
+    """Validate `text` as the agent.yml at `path` would be (before it is written there)."""
     root = compose(text, path)
     settings = {} if root is None else _Reader(path, kind).settings(root)
     return Layer(path, kind, settings, text.encode("utf-8"))
+
+
+def read_mcp_json(path: Path) -> Layer:
+    """A workspace's `.mcp.json` (Claude Code's `{"mcpServers": {...}}`) as a project layer:
+    its servers start only once the person trusts this file (docs/SPEC.md §7.1, §4.8)."""
+    text = read_text(path, limit=1 << 20)
+    root = compose(text, path)  # JSON is YAML: errors and origins keep their lines
+    settings = {}
+    if root is not None:
+        for name, _, node in entries(root, path, "", ("mcpServers",)):
+            settings[name] = Setting(read_servers(node, path, own_file=False),
+                                     f"{path}:{line_of(node)}")
+    return Layer(path, "project", settings, text.encode("utf-8"))
 
 
 Node = yaml.Node

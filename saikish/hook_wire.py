@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from saikish.types import ToolCall
+from saikish.types import Autonomy, Mode, ToolCall, ToolResult
 
 # Our tool -> (Claude Code's tool, {our argument: Claude Code's argument}).
 CLAUDE_TOOLS: dict[str, tuple[str, dict[str, str]]] = {
@@ -47,6 +48,56 @@ def tool_input(call: ToolCall, workspace: str) -> dict[str, Any]:
     if call.name == "list_files" and "pattern" not in out:
         out["pattern"] = "*"
     return out
+
+
+def permission_mode(mode: Mode, autonomy: Autonomy) -> str:
+    """Claude Code's `permission_mode` nearest to our mode and autonomy (docs/SPEC.md §7.2).
+
+    --auto-approve answers every question yes: bypassPermissions. --auto-deny answers
+    no unless a rule permits: dontAsk. Supervised and full-auto run workspace edits
+    unasked: acceptEdits. Cautious and manual ask: default.
+    """
+    if mode is Mode.AUTO_APPROVE:
+        return "bypassPermissions"
+    if mode is Mode.AUTO_DENY:
+        return "dontAsk"
+    return "acceptEdits" if autonomy in (Autonomy.SUPERVISED, Autonomy.FULL_AUTO) else "default"
+
+
+# How our tools end their text: bash's "[exit code N]" or why it was stopped.
+BASH_ENDING = re.compile(r"\n?\[(exit code (-?\d+)|killed after [^\]]*|cancelled by [^\]]*)\]\Z")
+
+
+def tool_response(call: ToolCall, result: ToolResult, workspace: str) -> dict[str, Any]:
+    """PostToolUse's `tool_response` in the shape Claude Code gives `call`'s tool.
+
+    Our own `output` and `is_error` stay beside Claude Code's fields, for scripts
+    written against saikish.
+    """
+    ours: dict[str, Any] = {"output": result.content, "is_error": result.is_error}
+    given = tool_input(call, workspace)
+    path = given.get("file_path", "")
+    if call.name == "bash":
+        ending = BASH_ENDING.search(result.content)
+        stopped = ending is not None and ending.group(2) is None
+        stdout = result.content[:ending.start()] if ending else result.content
+        # bash's stderr is merged into its stdout, as the model sees it.
+        return {"stdout": stdout, "stderr": "", "interrupted": stopped, "isImage": False,
+                **ours}
+    if call.name in ("write_file", "edit_file"):
+        shaped = {"filePath": path, "success": not result.is_error}
+        if call.name == "edit_file":
+            shaped.update(oldString=given.get("old_string", ""),
+                          newString=given.get("new_string", ""),
+                          replaceAll=bool(given.get("replace_all", False)))
+        else:
+            shaped["content"] = given.get("content", "")
+        return {**shaped, **ours}
+    if call.name == "read_file" and not result.is_error:
+        lines = result.content.count("\n") + 1 if result.content else 0
+        return {"type": "text", "file": {"filePath": path, "content": result.content,
+                                         "numLines": lines}, **ours}
+    return ours
 
 
 def updated_call(call: ToolCall, updated: Mapping[str, Any], workspace: str) -> ToolCall:

@@ -16,7 +16,7 @@ import selectors
 import signal
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,7 @@ from saikish.hook_wire import (
     claude_name,
     read_answer,
     tool_input,
+    tool_response,
     updated_call,
 )
 from saikish.types import Assessment, Mode, Source, ToolCall, ToolResult, Verdict
@@ -238,13 +239,19 @@ class Hooks:
     transcript_path: str = ""
     told: set[str] = field(default_factory=set)
     started: bool = False
+    # Claude Code's permission_mode for the session's mode and autonomy now (hook_wire).
+    permission_mode: Callable[[], str] = lambda: "default"
+    # The `once: true` hooks that already ran this session.
+    spent: set[HookSpec] = field(default_factory=set)
     # Where non-gating failures are logged (every time; they are shown once).
     audit: AuditLog | None = None
 
     @classmethod
-    def from_config(cls, config: Config, workspace: str, session_id: str = "") -> Hooks:
+    def from_config(cls, config: Config, workspace: str, session_id: str = "",
+                    permission_mode: Callable[[], str] = lambda: "default") -> Hooks:
         """The hooks of `config` (an untrusted project's were dropped when it was merged)."""
-        return cls(config.hooks, workspace, session_id, config.secrets())
+        return cls(config.hooks, workspace, session_id, config.secrets(),
+                   permission_mode=permission_mode)
 
     def __len__(self) -> int:
         return len(self.table)
@@ -257,11 +264,14 @@ class Hooks:
 
     def _run(self, event: str, names: tuple[str, ...],
              **fields: Any) -> list[tuple[HookSpec, HookAnswer]]:
-        specs = [s for s in self.table.for_event(event) if s.matches(*names)]
+        specs = [s for s in self.table.for_event(event)
+                 if s.matches(*names) and s not in self.spent]
         if not specs:
             return []
+        self.spent.update(s for s in specs if s.once)
         payload = {"session_id": self.session_id, "transcript_path": self.transcript_path,
-                   "cwd": self.workspace, "hook_event_name": event, **fields}
+                   "cwd": self.workspace, "permission_mode": self.permission_mode(),
+                   "hook_event_name": event, **fields}
         env = self.environment()
         return [(spec, run_hook(spec, payload, env, self.workspace)) for spec in specs]
 
@@ -279,8 +289,7 @@ class Hooks:
         """Text PostToolUse hooks add to `result` for the model, and lines for the person."""
         answers = self._run("PostToolUse", (claude_name(call.name), call.name),
                             **self._tool_fields(call),
-                            tool_response={"output": result.content,
-                                           "is_error": result.is_error})
+                            tool_response=tool_response(call, result, self.workspace))
         added = [f"[PostToolUse hook: {text}]" for _, a in answers
                  for text in (a.reason if a.block else "", a.context) if text]
         return "\n".join(added), self._notes(answers)

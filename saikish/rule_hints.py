@@ -9,10 +9,10 @@ into one line saying so, with the saikish spelling. Pure: returns text.
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 
+from saikish.engine.claude_names import CLAUDE_ONLY_TOOLS
 from saikish.engine.rules import Rule
 from saikish.tools.base import Tool
 
@@ -27,7 +27,6 @@ CLAUDE_CODE_TOOLS: dict[str, tuple[str, str, str]] = {
     "LS": ("list_files", "path", "saikish's read tools are read_file/list_files/grep"),
     "Grep": ("grep", "path", "saikish's read tools are read_file/list_files/grep"),
 }
-NO_EQUIVALENT = {"WebFetch", "WebSearch", "Task", "TodoWrite", "Agent"}
 # Argument names other tools give a path (Claude Code's file_path, notebook_path...).
 _PATH_LIKE = re.compile(r"path|file|dir|folder", re.IGNORECASE)
 _CALL_FORM = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\((.*)\)", re.DOTALL)
@@ -39,8 +38,8 @@ def unknown_tool_warnings(rules: Iterable[Rule], tool_names: Iterable[str]) -> l
     lines = []
     for rule in rules:
         # MCP tools appear when their server starts; a rule for one cannot be checked here.
-        if rule.tool.startswith("mcp__") or any(fnmatch.fnmatchcase(n, rule.tool)
-                                                for n in names):
+        if (rule.tool.startswith("mcp__") and rule.tools is None) or any(
+                rule.names_tool(n) for n in names):
             continue
         where = f"{rule.origin}: " if rule.origin else ""
         arguments = ", ".join(f"{k}={v}" for k, v in rule.when) or None
@@ -66,7 +65,7 @@ def _hint(tool: str, arguments: str | None) -> str:
     known = CLAUDE_CODE_TOOLS.get(tool)
     if known is None:
         return f"; {tool} is a Claude Code tool with no saikish equivalent" \
-            if tool in NO_EQUIVALENT else ""
+            if tool in CLAUDE_ONLY_TOOLS else ""
     name, _, family = known
     return f"; {family}: use {name}({arguments})" if arguments else f"; {family}: use {name}"
 

@@ -20,6 +20,7 @@ from saikish.config import Config
 from saikish.engine.policy import Context, RuleSet
 from saikish.engine.rules import PATH_ARGS, Rule, parse_rule
 from saikish.engine.tiers import Containment
+from saikish.hook_wire import permission_mode
 from saikish.hooks import Hooks
 from saikish.tools.base import Tool
 from saikish.tools.sandbox import SandboxMode, SandboxSetup
@@ -65,6 +66,10 @@ class Session:
     id: str = field(default_factory=lambda: new_session_id())
     # The session file the conversation is written to (docs/SPEC.md §10.2), if any.
     transcript: SessionLog | None = None
+
+    def permission_mode(self) -> str:
+        """Claude Code's name for this session's mode and autonomy, for hooks (§7.2)."""
+        return permission_mode(self.mode, self.autonomy)
 
     def attach_mcp(self) -> McpHost | None:
         """A host for the config's MCP servers, not started yet; None when there are none.

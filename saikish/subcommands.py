@@ -39,6 +39,10 @@ def run_subcommand(name: str, argv: list[str], io: Streams) -> int:
         from saikish.configcmd import config_command, trust_command
 
         return (config_command if name == "config" else trust_command)(argv, io)
+    if name == "mcp":
+        from saikish.mcpcmd import mcp_command
+
+        return mcp_command(argv, io)
     if name == "undo":
         from saikish.undocmd import undo_command
 

@@ -22,7 +22,7 @@ from typing import TextIO
 
 from saikish import paths
 from saikish.atomic import atomic_write, file_lock, sweep_stale
-from saikish.config import Config, Layer, merge, project_layer, read_layers
+from saikish.config import Config, Ignored, Layer, merge, project_layers, read_layers
 from saikish.config_file import Setting
 from saikish.errors import SaikishError
 from saikish.hook_config import HookTable
@@ -180,7 +180,7 @@ def load_config_trusted(explicit: str | None, cwd: Path,
                         store: TrustStore | None = None) -> Config:
     """The layered config, with the project file applied in full only if trusted.
 
-    `ask` is called (in the REPL, before it starts) when the project file has
+    `ask` is called (in the REPL, before it starts) when a project file has
     settings that were ignored and the person never answered for these exact
     bytes; its answer is remembered. Without `ask` (`-p`, `check`) nothing is
     asked: the settings stay ignored and the config carries the warnings.
@@ -196,21 +196,28 @@ def load_config_trusted(explicit: str | None, cwd: Path,
         return store.answer(layer) is True
 
     config = merge(layers, trusted)
-    project = project_layer(layers)
-    if ask is None or project is None or not config.ignored:
+    if ask is None:
         return config
-    if store.answer(project) is not None:
-        return config
-    answer = ask(config, project)
-    store.record(project, answer)
-    return merge(layers, trusted) if answer else config
+    changed = False
+    for project in project_layers(layers):
+        if store.answer(project) is not None or not ignored_in(config, project):
+            continue
+        answer = ask(config, project)
+        store.record(project, answer)
+        changed = changed or answer
+    return merge(layers, trusted) if changed else config
+
+
+def ignored_in(config: Config, project: Layer) -> list[Ignored]:
+    """The settings of `project` that `config` did not apply."""
+    return [item for item in config.ignored if item.origin.startswith(f"{project.path}:")]
 
 
 def trust_question(config: Config, project: Layer) -> str:
     """What the person is shown before being asked to trust a project's agent.yml."""
-    lines = [f"This workspace has its own agent.yml: {inert(str(project.path))}",
+    lines = [f"This workspace has its own {project.path.name}: {inert(str(project.path))}",
              "Until you trust it, saikish ignores these settings in it:"]
-    for item in config.ignored:
+    for item in ignored_in(config, project):
         line = item.origin.rpartition(":")[2]
         lines.append(f"  line {line}: {item.key}: {inert(item.shown)}  ({item.why})")
     lines.append("Trust this file and apply them? Trust lasts until the file changes. [y/N] ")

@@ -60,6 +60,18 @@ BAD_JSON = """#!/bin/sh
 echo '{"hookSpecificOutput": {"permissionDecision": "allow"'
 """
 
+# Blocks whatever it is matched to (exit 2), naming the tool: the matcher decides.
+BLOCK_ALL = r"""#!/bin/bash
+tool=$(jq -r '.tool_name')
+echo "$tool is blocked by the matcher's hook" >&2
+exit 2
+"""
+
+# Appends each JSON object it gets on stdin to hook-input.jsonl in the project directory.
+RECORD = r"""#!/bin/bash
+jq -c . >> "$CLAUDE_PROJECT_DIR/hook-input.jsonl"
+"""
+
 
 def install(directory: Path, name: str, text: str) -> str:
     """Write an executable hook script; returns its absolute path."""

@@ -48,11 +48,11 @@ def test_fail_on_warning_turns_a_warned_run_into_exit_5(cli: CLI, tmp_path: Path
 
 def test_rules_that_match_nothing_are_json_warnings_too(cli: CLI, tmp_path: Path) -> None:
     config = tmp_path / "agent.yml"
-    config.write_text("permissions:\n  deny: [Edit]\n", encoding="utf-8")
+    config.write_text("permissions:\n  deny: [Glob]\n", encoding="utf-8")
     run = cli("-p", "go", "-m", write_script(tmp_path / "s.yml", LS), "-c", str(config),
               "--output-format", "json")
     warnings = json.loads(run.out)["warnings"]
-    assert len(warnings) == 1 and "Edit" in warnings[0] and "edit_file" in warnings[0]
+    assert len(warnings) == 1 and "Glob" in warnings[0] and "list_files" in warnings[0]
 
 
 def test_exit_code_of_a_call_that_failed_in_the_sandbox(cli: CLI, tmp_path: Path) -> None:

@@ -48,22 +48,22 @@ def test_layers_append_hooks(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("text", "where", "problem"), [
-    ("hooks:\n  PreToolCall: []\n", ":2: hooks.PreToolCall", "unknown key; allowed: PreToolUse"),
-    ("hooks:\n  Stop:\n    - matcher: x\n      hook: []\n", ":4: hooks.Stop.hook",
-     "unknown key; allowed: matcher, hooks"),
     ("hooks:\n  Stop:\n    - matcher: x\n", ":3: hooks.Stop.hooks", "missing"),
     ("hooks:\n  Stop: {a: 1}\n", ":2: hooks.Stop", "must be a list"),
     ("hooks:\n  PreToolUse:\n    - matcher: '(Bash'\n      hooks: []\n",
      ":3: hooks.PreToolUse.matcher", "not a valid regex"),
-    ("hooks:\n  Stop:\n    - hooks:\n        - {type: prompt, command: x}\n",
-     ":4: hooks.Stop.hooks.type", "'prompt' is not one of: command"),
     ("hooks:\n  Stop:\n    - hooks:\n        - {type: command}\n",
      ":4: hooks.Stop.hooks.command", "non-empty string"),
     ("hooks:\n  Stop:\n    - hooks:\n        - {type: command, command: x, timeout: 0}\n",
      ":4: hooks.Stop.hooks.timeout", "number of seconds > 0"),
-    ("hooks:\n  Stop:\n    - hooks:\n        - {type: command, command: x, shell: y}\n",
-     ":4: hooks.Stop.hooks.shell", "unknown key; allowed: type, command, timeout"),
     ("hooks: [1]\n", ":1: hooks", "must be a mapping"),
+    ("hooks:\n  pretooluse: []\n", ":2: hooks.pretooluse", "did you mean PreToolUse?"),
+    ("hooks:\n  Stop:\n    - hooks:\n        - {type: command, command: x, once: 'yes'}\n",
+     ":4: hooks.Stop.hooks.once", "must be true or false"),
+    ("hooks:\n  Stop:\n    - hooks:\n        - {type: command, command: x, statusMessage: 3}\n",
+     ":4: hooks.Stop.hooks.statusMessage", "must be a string"),
+    ("hooks:\n  Stop:\n    - hooks:\n        - {type: [command], command: x}\n",
+     ":4: hooks.Stop.hooks.type", "must be a string"),
 ])
 def test_bad_hooks_name_file_line_and_key(tmp_path: Path, text: str, where: str,
                                           problem: str) -> None:
@@ -77,8 +77,10 @@ def test_bad_hooks_name_file_line_and_key(tmp_path: Path, text: str, where: str,
 
 def test_cli_reports_a_bad_hook_in_one_line(cli: Callable[..., Run], tmp_path: Path) -> None:
     path = tmp_path / "bad.yml"
-    path.write_text("hooks:\n  Stop:\n    - hooks:\n        - {type: http, command: x}\n")
+    path.write_text("hooks:\n  Stop:\n    - hooks:\n        - {type: command, command: x, "
+                    "timeout: soon}\n")
     run = cli("-c", str(path), "-m", "demo", "-p", "hi")
     assert run.code == 2
     assert run.err.strip().splitlines() == [
-        f"saikish: {path}:4: hooks.Stop.hooks.type: 'http' is not one of: command"]
+        f"saikish: {path}:4: hooks.Stop.hooks.timeout: must be a number of seconds > 0, "
+        "not 'soon'"]

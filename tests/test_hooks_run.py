@@ -35,6 +35,7 @@ def test_stdin_and_environment_are_claude_codes(ws: Path, monkeypatch: pytest.Mo
     assert gate is not None and gate.permission is None
     seen = json.loads((ws / "seen.json").read_text())
     assert seen == {"session_id": "s1", "transcript_path": "", "cwd": str(ws),
+                    "permission_mode": "default",
                     "hook_event_name": "PreToolUse", "tool_name": "Write",
                     "saikish_tool": "write_file", "tool_use_id": "c9",
                     "tool_input": {"file_path": str(ws / "src/a.py"), "content": "x"}}

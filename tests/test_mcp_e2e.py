@@ -24,6 +24,7 @@ from saikish.agent import Agent
 from saikish.config import load_effective
 from saikish.models.base import ToolResults
 from tests.conftest import ROOT, Run, write_script
+from tests.hookscripts import BLOCK_ALL, install
 
 FIXTURE = ROOT / "tests" / "fixtures" / "mcp_server.py"
 CLI = Callable[..., Run]
@@ -338,3 +339,21 @@ def test_a_claude_code_hook_matches_mcp_tool_names(tmp_path: Path, ws: Path, cli
     assert delete["feedback"] == "mcp__fx__delete_all is off limits (*.log)"
     assert (echo["decision"], echo["source"]) == ("approved", "autonomy")
     assert (ws / "a.log").exists()
+
+
+def test_a_matcher_is_searched_in_mcp_tool_names_as_claude_code_does(
+        tmp_path: Path, ws: Path, cli: CLI, tag: str) -> None:
+    """`mcp__fx__(write|delete)` is a regex found in `mcp__fx__write_note`: the hook's exit 2
+    blocks the call (a full match of the regex never covered the name, so it ran)."""
+    hook = install(tmp_path, "block.sh", BLOCK_ALL)
+    hooks = {"PreToolUse": [{"matcher": "mcp__fx__(write|delete)",
+                             "hooks": [{"type": "command", "command": hook}]}]}
+    cfg = server_config(tmp_path, ws, env={"FIXTURE_TAG": tag}, hooks=hooks)
+    model = calls_script(tmp_path, ("mcp__fx__write_note", {"name": "n.txt", "text": "hi"}),
+                         ("mcp__fx__echo", {"text": "hi"}))
+    data = run_json(cli, "-c", cfg, "-m", model, "-p", "go", "--auto-approve")
+    write, echo = data["calls"]
+    assert (write["decision"], write["source"]) == ("rejected_soft", "hook")
+    assert write["feedback"] == "mcp__fx__write_note is blocked by the matcher's hook"
+    assert not (ws / "n.txt").exists()
+    assert (echo["decision"], echo["source"]) == ("approved", "autonomy")

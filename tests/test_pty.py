@@ -494,9 +494,9 @@ def test_the_repl_names_a_rule_that_matches_no_tool(shell: list[Shell], ws: Path
                                                     tmp_path: Path) -> None:
     config = ws.parent / "config"
     config.mkdir()
-    (config / "allowlist.yaml").write_text("allow:\n  - Edit\n")
+    (config / "allowlist.yaml").write_text("allow:\n  - Glob\n")
     s = start(shell, "- text: hi\n", tmp_path)
     shown = " ".join(" ".join(s.screen()).split())  # lines wrap at spaces
-    assert "allowlist.yaml:2: rule 'Edit' names no saikish tool" in shown
-    assert "saikish's file tools are write_file/edit_file: use edit_file" in shown
+    assert "allowlist.yaml:2: rule 'Glob' names no saikish tool" in shown
+    assert "saikish's read tools are read_file/list_files/grep: use list_files" in shown
     assert s.quit(at_prompt=True) == 0

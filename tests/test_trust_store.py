@@ -86,7 +86,7 @@ def test_changing_a_trusted_hook_script_asks_again(cli: CLI, ws: Path, tmp_path:
     script.write_text("#!/bin/sh\ntouch ran-v2\n")  # agent.yml itself is unchanged
     assert "not trusted (never answered, or changed since)" in cli("trust", "--show").out
     run = cli("-p", "go", "-m", model)
-    assert run.code == 0 and "hooks ignored" in run.err
+    assert run.code == 0 and "1 setting ignored" in run.err and "hooks" in run.err
     assert not (ws / "ran-v2").exists()
 
 

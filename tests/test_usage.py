@@ -79,10 +79,11 @@ NAMES = list(builtin_tools())
 
 
 @pytest.mark.parametrize(("rule", "hint"), [
-    ("Edit", "saikish's file tools are write_file/edit_file: use edit_file"),
-    ("Read", "use read_file"),
+    ("NotebookEdit", "saikish's file tools are write_file/edit_file: use edit_file"),
     ("Glob", "use list_files"),
     ("WebFetch", "no saikish equivalent"),
+    ("WebFetch(domain:example.com)", "no saikish equivalent"),
+    ("WebSearch", "no saikish equivalent"),
     ("reed_file", "the tools are bash, edit_file, grep, list_files, read_file, write_file"),
 ])
 def test_a_rule_naming_no_tool_is_named_with_the_saikish_spelling(rule: str, hint: str) -> None:
@@ -91,28 +92,29 @@ def test_a_rule_naming_no_tool_is_named_with_the_saikish_spelling(rule: str, hin
 
 
 @pytest.mark.parametrize("rule", ["Bash(ls *)", "read_file", "write_file(path=src/**)",
-                                  "mcp__github__*", "*_file"])
+                                  "mcp__github__*", "*_file", "Edit", "Read(src/**)",
+                                  "Write(**)", "MultiEdit(//tmp/*)"])
 def test_rules_for_real_tools_are_quiet(rule: str) -> None:
     assert unknown_tool_warnings([parse_rule(rule)], NAMES) == []
 
 
 def test_claude_code_spelling_that_does_not_parse_gets_the_translation(cli: CLI) -> None:
-    assert claude_code_hint("Write(src/**)") == (
-        "; saikish's file tools are write_file/edit_file: use write_file(path=src/**)")
-    run = cli("allowlist", "add", "Write(src/**)")
-    assert run.code == 2 and "use write_file(path=src/**)" in run.err
+    assert claude_code_hint("Glob(src/**)") == (
+        "; saikish's read tools are read_file/list_files/grep: use list_files(path=src/**)")
+    run = cli("allowlist", "add", "Glob(src/**)")
+    assert run.code == 2 and "use list_files(path=src/**)" in run.err
     assert run.err.count("\n") == 1
 
 
 def test_allowlist_add_and_check_and_one_shot_warn_about_such_rules(
         cli: CLI, tmp_path: Path, ws: Path) -> None:
-    run = cli("allowlist", "add", "Edit")
-    assert run.code == 0 and "warning" in run.err and "use edit_file" in run.err
+    run = cli("allowlist", "add", "Glob")
+    assert run.code == 0 and "warning" in run.err and "use list_files" in run.err
     check = cli("check", "--json", "--", "ls")
-    assert "rule 'Edit' names no saikish tool" in check.err
+    assert "rule 'Glob' names no saikish tool" in check.err
     assert json.loads(check.out)["decision"] == "allow"  # stdout stays clean JSON
     one_shot = cli("-p", "hi", "-m", write_script(tmp_path / "s.yml", "- text: x\n"))
-    assert "rule 'Edit' names no saikish tool" in one_shot.err and one_shot.out == "x\n"
+    assert "rule 'Glob' names no saikish tool" in one_shot.err and one_shot.out == "x\n"
 
 
 # -- output that is not a terminal --------------------------------------------------

@@ -205,9 +205,10 @@ def _write_lifts(rule: Rule, key: str, path: str, ctx: Context) -> bool:
     only, never git metadata or saikish's config; one naming saikish's config must spell
     it out (`agent.yml`), as one for `.git` must (docs/SPEC.md §4.1, item 4 of §4.10)."""
     globs = [glob for name, glob in rule.when if name == key]
-    if not globs:
-        return tiers.write_contained(path, ctx.workspace, ctx.containment.protected) and \
-            not os.path.isabs(workspace_relative(path, ctx.workspace))
+    bare = tiers.write_contained(path, ctx.workspace, ctx.containment.protected) and \
+        not os.path.isabs(workspace_relative(path, ctx.workspace))
+    if not globs or (rule.tools is not None and not bare):
+        return bare  # a Claude Code alias (`Edit(**)`) never reaches further than a bare rule
     relative = workspace_relative(path, ctx.workspace)
     own = relative.split(os.sep, 1)[0]
     return own not in tiers.OWN_CONFIG or all(own in glob for glob in globs)

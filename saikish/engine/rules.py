@@ -14,9 +14,10 @@ import os
 import re
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from saikish.engine.claude_names import CLAUDE_ALIASES, CLAUDE_ONLY_TOOLS, claude_path
 from saikish.errors import RuleError
 
 BASH = "bash"
@@ -42,6 +43,9 @@ class Rule:
     when: tuple[tuple[str, str], ...] = ()
     text: str = ""
     origin: str = ""
+    # A Claude Code name (`Edit`, `Read`, `WebFetch`): exactly the saikish tools it covers
+    # (none for a tool saikish lacks). None: `tool` is the pattern, as written.
+    tools: tuple[str, ...] | None = None
 
     @property
     def is_bash(self) -> bool:
@@ -65,6 +69,8 @@ class Rule:
 
     def names_tool(self, name: str) -> bool:
         """True when the rule's tool pattern covers `name`; `mcp__git` covers all of git's."""
+        if self.tools is not None:
+            return name in self.tools
         if fnmatch.fnmatchcase(name, self.tool):
             return True
         server = _MCP_SERVER.fullmatch(self.tool)
@@ -108,14 +114,23 @@ class Rule:
 def parse_rule(value: Any, origin: str = "") -> Rule:
     """A Rule from its string or mapping form; RuleError naming `origin` if malformed."""
     if isinstance(value, str):
-        return _parse_string(value.strip(), origin)
+        return _claude_alias(_parse_string(value.strip(), origin))
     if isinstance(value, Mapping):
-        return _parse_mapping(value, origin)
+        return _claude_alias(_parse_mapping(value, origin))
     raise RuleError(
         f"a rule is a string such as 'Bash(git diff *)' or a mapping with 'tool' "
         f"and 'when', not {type(value).__name__}",
         origin,
     )
+
+
+def _claude_alias(rule: Rule) -> Rule:
+    """A rule naming a Claude Code tool, with the saikish tools it covers (maybe none)."""
+    if rule.tool in CLAUDE_ALIASES:
+        return replace(rule, tools=CLAUDE_ALIASES[rule.tool])
+    if rule.tool in CLAUDE_ONLY_TOOLS:
+        return replace(rule, tools=())
+    return rule
 
 
 def bash_rule_for(words: Sequence[str], prefix: bool) -> str:
@@ -137,8 +152,14 @@ def _parse_string(text: str, origin: str) -> Rule:
         raise RuleError("empty rule", origin)
     match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_.*?-]*)\((.*)\)", text, re.DOTALL)
     if match:
-        if match.group(1).lower() != BASH:
-            return _parse_arguments(match.group(1), match.group(2), text, origin)
+        tool, inner = match.group(1), match.group(2).strip()
+        if tool in CLAUDE_ONLY_TOOLS:  # WebFetch(domain:x): a tool saikish lacks, warned
+            return Rule(tool=tool, text=text, origin=origin)
+        if tool in CLAUDE_ALIASES and inner and "=" not in inner:  # Edit(src/**): a path
+            return Rule(tool=tool, when=(("path", claude_path(inner)),), text=text,
+                        origin=origin)
+        if tool.lower() != BASH:
+            return _parse_arguments(tool, match.group(2), text, origin)
         return _parse_bash(match.group(2), text, origin)
     if not _TOOL_PATTERN.match(text):
         raise RuleError(

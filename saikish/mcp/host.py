@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from saikish.childenv import OWN_KEYS
-from saikish.config import ENV_VARIABLE
 from saikish.mcp.config import McpServer, ServerTable
+from saikish.mcp.expansion import UnsetVariable, expand
 from saikish.mcp.pins import Pins
 from saikish.mcp.tools import server_tool
 from saikish.tools.base import RunContext, Tool
@@ -217,25 +216,24 @@ class McpHost:
 
 
 class _Expander:
-    """$VAR and ${VAR} from the environment; an unset one fails this server only, and so
-    does one holding saikish's own API key, or a value that holds one as written."""
+    """${VAR}, ${VAR:-default}, $VAR and $$ (mcp/expansion.py); an unset variable fails
+    this server only, and so does one holding saikish's own API key, or a value that holds
+    one as written."""
 
     def __init__(self, environ: Mapping[str, str], server: McpServer,
                  secrets: tuple[str, ...]) -> None:
         self.environ, self.server, self.secrets = environ, server, secrets
 
     def __call__(self, value: str) -> str:
-        def substitute(match: re.Match[str]) -> str:
-            name = match.group(1) or match.group(2)
-            if name not in self.environ:
-                raise SpecError(f"environment variable {name} is not set "
-                                f"({self.server.origin})")
+        def used(name: str) -> None:
             if name in OWN_KEYS or self.environ[name] in self.secrets:
                 raise OwnKeyError(f"${name} holds saikish's own API key; it is never passed "
                                   f"to a server ({self.server.origin})")
-            return self.environ[name]
 
-        expanded = ENV_VARIABLE.sub(substitute, value)
+        try:
+            expanded = expand(value, self.environ, used)
+        except UnsetVariable as exc:
+            raise SpecError(f"{exc} ({self.server.origin})") from None
         if any(secret in expanded for secret in self.secrets):
             raise OwnKeyError(f"a value holds saikish's own API key; it is never passed to a "
                               f"server ({self.server.origin})")

@@ -9,13 +9,13 @@ only `python -m saikish.engine.commands.catalogue` (and the tests) judge them, h
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from saikish.engine.commands.catalogue import Catalogue
 from saikish.engine.policy import Context, decide
-from saikish.tools import builtin_tools
-from saikish.types import Assessment, Autonomy, ToolCall, Verdict
+from saikish.types import Assessment, Autonomy, Risk, ToolCall, Verdict
 
 # A fixed, fake workspace: examples name paths relative to it, or outside it on purpose.
 WORKSPACE = "/srv/project"
@@ -88,9 +88,28 @@ def read_example(raw: str, where: str) -> Example | None:
     return Example(where, keyword, match.group("line"), match.group("reason"))
 
 
+@dataclass(frozen=True)
+class _Bash:
+    """The bash tool as a decision sees it (engine.toolfacts.ToolFacts): the engine
+    imports no tool, so the examples name the one tool they call themselves."""
+
+    name: str = "bash"
+    schema: Mapping[str, Any] = field(default_factory=lambda: {
+        "type": "object", "properties": {"command": {"type": "string"}},
+        "required": ["command"]})
+    requires_confirmation: bool = False
+    aliases: tuple[str, ...] = ()
+    writes_argument: str | None = None
+    definition_change: Callable[[], str | None] | None = None
+
+    def risk(self, arguments: Mapping[str, Any], workspace: str) -> Risk:
+        """Bash's risk is the policy's, per command."""
+        return Risk.UNKNOWN
+
+
 def context() -> Context:
     """No rules, cautious autonomy, nothing contained: 'not verified' is 'not ALLOW'."""
-    return Context(builtin_tools(), autonomy=Autonomy.CAUTIOUS, workspace=WORKSPACE)
+    return Context({"bash": _Bash()}, autonomy=Autonomy.CAUTIOUS, workspace=WORKSPACE)
 
 
 def judge(example: Example, ctx: Context) -> Judgement:
