@@ -226,6 +226,8 @@ class EventBus:
         for subscriber in list(self.subscribers):
             try:
                 subscriber(event)
+            except BrokenPipeError:
+                raise  # the output was closed (`| head -1`): the command ends, quietly (§8)
             except Exception as error:  # isolated: see the class docstring
                 if not any(s is subscriber for s in self._reported):
                     self._reported.append(subscriber)

@@ -175,9 +175,12 @@ def test_an_untrusted_project_sets_the_window_but_not_the_prices(ws: Path) -> No
     config = load_effective(None, ws)
     assert config.llm.context_window == 4096  # a fact about the model: it loosens nothing
     assert config.llm.prices == () and config.llm.first_token_timeout is None
-    warned = "\n".join(config.warnings())
-    assert "llm.prices ignored: it changes the costs shown" in warned
-    assert "llm.firstTokenTimeout ignored: it loosens" in warned
+    warned = "\n".join(config.warnings())  # one line for the file, naming what it ignored
+    assert "2 settings ignored" in warned and "llm.prices" in warned and \
+        "llm.firstTokenTimeout" in warned
+    ignored = {item.key: item.why for item in config.ignored}
+    assert ignored["llm.prices"].startswith("changes the costs shown")
+    assert ignored["llm.firstTokenTimeout"].startswith("loosens")
 
 
 def test_saikish_config_shows_prices_readably(cli: Any, tmp_path: Path) -> None:

@@ -327,7 +327,8 @@ def _decide_bash(command: str, ctx: Context) -> Assessment:
         proposed = _proposals(blocking, found, ctx.workspace)
     needs = [c.need for c in checks if not c.permitted and c.need is not None]
     # Code not fully read may be what a deny rule names: only a person can tell.
-    blind = not ctx.rules.deny_complete or bool(analysis.opaque) and bool(ctx.rules.deny)
+    blind = not ctx.rules.deny_complete or bool(analysis.opaque) and bool(ctx.rules.deny) \
+        or analysis.parser_fault  # a parser that was stopped read nothing: a person looks
     if not unsure and not needs and not blind:
         return _contain(risk, reason, ctx, proposed, tuple(checks), sandboxed=True)
     if needs and not unsure and ctx.containment.sandbox:

@@ -138,6 +138,9 @@ class ShellAnalysis:
     raw_escalation: bool = False
     # Here-documents written to a file (`cat > f <<'EOF'`): the target and the content.
     heredoc_writes: tuple[tuple[Target, str], ...] = ()
+    # The parser itself was stopped (it looped or grew past its bounds): nothing of the
+    # text was read, so it needs a person, not only the sandbox (docs/SPEC.md §4.1).
+    parser_fault: bool = False
 
 
 def analyse(command: str) -> ShellAnalysis:
@@ -165,7 +168,8 @@ def analyse(command: str) -> ShellAnalysis:
     commands = [replace(c, shadowed=True) if c.basename in walker.functions and not c.via
                 else c for c in walker.commands]
     return ShellAnalysis(tuple(commands), tuple(dict.fromkeys(walker.opaque)),
-                         walker.raw_escalation, tuple(walker.heredoc_writes))
+                         walker.raw_escalation, tuple(walker.heredoc_writes),
+                         walker.parser_fault)
 
 
 # Builtins that read no file where they run (cd itself moves; the rest print or test words).
@@ -374,6 +378,7 @@ class _Walker:
     commands: list[SimpleCommand] = field(default_factory=list)
     opaque: list[str] = field(default_factory=list)
     raw_escalation: bool = False
+    parser_fault: bool = False
     functions: set[str] = field(default_factory=set)
     heredoc_writes: list[tuple[Target, str]] = field(default_factory=list)
     cwd: _Cwd = field(default_factory=_Cwd)
@@ -439,6 +444,7 @@ class _Walker:
             trees = shared().run(load().parse, pre.text)
         except ParserFault as fault:  # bashlex loops on some inputs: bounded, fail closed
             self.opaque.append(str(fault))
+            self.parser_fault = True
             self._raw_escalation(pre.text)
             return
         except Exception:  # bashlex raises many kinds; all mean "not understood"
