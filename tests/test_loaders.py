@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from saikish.allowlist import Allowlist
 from saikish.config import Config
 from saikish.engine.rules import parse_rule
 from saikish.session import Session
-from tests.conftest import Run, write_script
+from tests.conftest import ROOT, Run, write_script
 
 CLI = Callable[..., Run]
 
@@ -95,13 +96,29 @@ def test_a_directory_named_agent_yml_or_allowlist(cli: CLI) -> None:
     assert run.code == 2 and run.err.count("\n") == 1 and "is a directory" in run.err
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file")
 def test_an_unreadable_allowlist(cli: CLI) -> None:
-    path = Path(os.environ["SAIKISH_CONFIG_DIR"]) / "allowlist.yaml"
-    _write(path, "allow: [grep]\n")
-    path.chmod(0)
-    run = cli("allowlist", "add", "Bash(ls)")
-    assert run.code == 2 and run.err.count("\n") == 1 and "cannot read" in run.err
+    if os.geteuid() != 0:
+        path = Path(os.environ["SAIKISH_CONFIG_DIR"]) / "allowlist.yaml"
+        _write(path, "allow: [grep]\n")
+        path.chmod(0)
+        run = cli("allowlist", "add", "Bash(ls)")
+        assert run.code == 2 and run.err.count("\n") == 1 and "cannot read" in run.err
+        return
+    # Root reads every file: the run is made as the user nobody, in a directory it reaches.
+    with tempfile.TemporaryDirectory(prefix="saikish-nobody-") as made:
+        os.chmod(made, 0o755)
+        config = Path(made) / "config"
+        config.mkdir(mode=0o777)
+        config.chmod(0o777)
+        _write(config / "allowlist.yaml", "allow: [grep]\n")
+        (config / "allowlist.yaml").chmod(0)
+        env = {**os.environ, "SAIKISH_CONFIG_DIR": str(config), "HOME": made,
+               "SAIKISH_STATE_DIR": str(Path(made) / "state"), "PYTHONPATH": str(ROOT)}
+        done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                               sys.executable, "-m", "saikish", "allowlist", "add", "Bash(ls)"],
+                              cwd=made, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "cannot read" in done.stderr
 
 
 def test_a_symlinked_allowlist_is_edited_through_the_link(tmp_path: Path) -> None:
