@@ -21,7 +21,14 @@ from saikish import __version__
 from saikish.agent import Agent
 from saikish.approval import ApprovalRequest, Approver
 from saikish.errors import SaikishError
-from saikish.events import CallFinished, CallProposed, CallStarted, Event, TextDelta
+from saikish.events import (
+    CallDecided,
+    CallFinished,
+    CallProposed,
+    CallStarted,
+    Event,
+    TextDelta,
+)
 from saikish.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -34,7 +41,7 @@ from saikish.mcp.config import ServerTable, from_editor
 from saikish.readfile import read_regular
 from saikish.tools.base import Tool
 from saikish.types import Decision, Mode, Source, ToolCall
-from saikish.vocabulary import ERROR, MAX_ITERATIONS
+from saikish.vocabulary import ERROR, MAX_ITERATIONS, tier_name
 
 PROTOCOL_VERSION = 1
 AgentFactory = Callable[[str, Approver, ServerTable], Agent]
@@ -139,6 +146,13 @@ class EditorUpdates:
                     "content": {"type": "text", "text": event.text}}
         if isinstance(event, CallProposed):
             return self._proposed(event.call)
+        if isinstance(event, CallDecided):
+            # Where the call ended (docs/SPEC.md §4.1): a contained run says so to the editor.
+            return {"sessionUpdate": "tool_call_update", "toolCallId": event.call.id,
+                    "_meta": {"saikish": {
+                        "tier": tier_name(event.decision, event.assessment),
+                        "decision": event.decision.outcome.value,
+                        "source": event.decision.source.value}}}
         if isinstance(event, CallStarted):
             return {"sessionUpdate": "tool_call_update", "toolCallId": event.call.id,
                     "status": "in_progress"}

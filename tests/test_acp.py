@@ -316,3 +316,24 @@ def test_the_editors_mcp_servers_are_started_and_their_calls_asked(
     assert tool_call.raw_input == {"name": "n.txt", "text": "from the editor"}
     assert (ws / "n.txt").read_text() == "from the editor"
 
+
+
+def test_a_contained_call_runs_unasked_and_the_editor_is_told_its_tier(
+        ws: Path, tmp_path: Path) -> None:
+    # With the machine's sandbox (bubblewrap, installed by .ci/run), `touch a` needs no
+    # person: the editor's dialog never opens, and the update says where it ran (§4.1).
+    model = script(tmp_path, """\
+- tool_calls:
+    - {name: bash, arguments: {command: touch a}}
+    - {name: bash, arguments: {command: curl -s https://example.invalid}}
+- text: ok
+""")
+    editor = Editor([pick("reject_once", {"feedback": "no network"})])
+    assert run(converse(editor, ws, model, "go", flags=("--sandbox", "auto"))) == ["end_turn"]
+    assert (ws / "a").exists()
+    assert [call.raw_input for call, _ in editor.asked] == [
+        {"command": "curl -s https://example.invalid"}]
+    tiers = {u["toolCallId"]: u["field_meta"]["saikish"]["tier"] if "field_meta" in u else
+             u["_meta"]["saikish"]["tier"] for u in editor.updates
+             if "_meta" in u or "field_meta" in u}
+    assert tiers == {"call_1": "contained", "call_2": "asked"}
