@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import time
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from tests.remote_client import BANNER, Client, Link
-from tests.test_pty import Shell, batch, shell, start
+from tests.test_pty import PROMPT, Shell, batch, shell, start
 
 __all__ = ["shell"]  # the fixture, imported for the tests below
 pytestmark = pytest.mark.slow  # real pseudo-terminals
@@ -32,7 +35,13 @@ def test_a_web_answer_closes_the_box_and_says_so(shell: list[Shell], ws: Path,
     s.on_screen("Second turn here.")
     assert (ws / "a").exists()
     client.close()
-    assert s.quit() == 0
+    # The prompt after the answer: on_screen may have read it already, so look in the log.
+    deadline = time.monotonic() + 120
+    while PROMPT not in s.log.getvalue().rpartition("Second turn here.")[2]:
+        assert time.monotonic() < deadline, "the prompt never came back"
+        with contextlib.suppress(pexpect.TIMEOUT):
+            s.child.expect(r"[\s\S]+", timeout=0.2)
+    assert s.quit(at_prompt=True) == 0
 
 
 def test_a_web_no_closes_the_feedback_line_the_person_was_typing(
