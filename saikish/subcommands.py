@@ -223,9 +223,11 @@ def undo_possible(workspace: str) -> str | None:
     """Why a run in `workspace` would keep no checkpoints, or None (§4.10)."""
     import shutil
 
-    real = os.path.realpath(workspace)
-    if real in ("/", os.path.realpath(os.path.expanduser("~"))):
-        return f"no undo: saikish keeps no checkpoints of {real}"
+    from saikish.checkpoints.store import refusal
+
+    refused = refusal(workspace)
+    if refused:
+        return f"no undo: {refused}"
     return None if shutil.which("git") else "no undo: git is not installed"
 
 

@@ -41,9 +41,9 @@ class Checkpoints:
              clock: Callable[[], float] = time.time, create: bool = True) -> Checkpoints:
         """The store for `workspace` (made when `create`); CheckpointError says why not."""
         real = os.path.realpath(workspace)
-        if real in ("/", os.path.realpath(os.path.expanduser("~"))):
-            raise CheckpointError(f"saikish keeps no checkpoints of {real} (start it in a "
-                                  f"project directory for undo)")
+        refused = refusal(real)
+        if refused:
+            raise CheckpointError(refused)
         git = ShadowGit.find(real, store_path(state_dir, real))
         try:
             if not (git.git_dir / "HEAD").exists():
@@ -179,6 +179,15 @@ def _big_changes(before: Mapping[str, tuple[int, int]],
 
 def _reason(exc: BaseException) -> str:
     return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+
+
+def refusal(workspace: str) -> str | None:
+    """Why no checkpoints are kept of `workspace` (the root or the home), or None."""
+    real = os.path.realpath(workspace)
+    if real in ("/", os.path.realpath(os.path.expanduser("~"))):
+        return f"saikish keeps no checkpoints of {real} (start it in a project directory " \
+               f"for undo)"
+    return None
 
 
 def _own_dirs(workspace: str, state_dir: Path) -> str:
