@@ -8,6 +8,7 @@ Every test names its processes with a unique marker (`sleep 1000.NNNN`) and asks
 from __future__ import annotations
 
 import json
+import os
 import random
 import signal
 import subprocess
@@ -16,11 +17,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import pexpect
 import pytest
 
 from saikish.tools import RunContext, builtin_tools
 from saikish.tools.base import validate
+from saikish.tools.reaper import MARKER_VARIABLE, end_all
 from tests.conftest import Run, write_script
 
 BASH = builtin_tools()["bash"]
@@ -167,8 +168,7 @@ def test_closing_the_terminal_of_the_repl_ends_its_command(tmp_path: Path,
         shell.say("go")
         wait_for(m, 2)
         shell.child.kill(sig)
-        shell.child.expect(pexpect.EOF)
-        shell.child.close()
+        shell.ended()
     finally:
         shell.child.close(force=True)
     assert shell.child.exitstatus == code
@@ -181,8 +181,7 @@ def test_sigterm_at_the_repl_prompt_exits_cleanly(tmp_path: Path) -> None:
     shell = Shell("- text: hi\n", tmp_path)
     try:
         shell.child.kill(signal.SIGTERM)
-        shell.child.expect(pexpect.EOF)
-        shell.child.close()
+        shell.ended()
     finally:
         shell.child.close(force=True)
     assert shell.child.exitstatus == 143
@@ -194,3 +193,19 @@ def test_a_command_that_cannot_be_passed_to_bash_is_an_error_result(ws: Path,
                                                                     command: str) -> None:
     output = BASH.run({"command": command}, RunContext(str(ws)))
     assert output.is_error and output.text.startswith("cannot start bash: ")
+
+
+def test_a_call_cut_short_while_starting_is_ended_by_its_marker_alone() -> None:
+    """Ctrl-C or SIGTERM inside spawn: bash's pid was never known, but what started carries
+    the call's marker, and that is enough to find it (even after setsid)."""
+    m, call = marker(), "cut-short-" + str(random.randrange(10**9))
+    started = subprocess.Popen(["setsid", "bash", "-c", f"trap '' TERM; exec {m}"],
+                               env={**os.environ, MARKER_VARIABLE: call},
+                               stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_for(m)
+        end_all(None, call, grace=0.2)
+        assert left(m) == []
+    finally:
+        started.kill()
+        started.wait()

@@ -6,6 +6,7 @@ import contextlib
 import io
 import os
 import re
+import signal
 import stat
 import sys
 import time
@@ -39,8 +40,9 @@ class Shell:
         self.stream = pyte.Stream(self.terminal)
         self.fed = 0
         # pexpect never answers the cursor-position request a real terminal would.
+        # PYTHONFAULTHANDLER: a saikish that never ends shows where it hangs (`ended`).
         environment = {**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1",
-                       **(env or {})}
+                       "PYTHONFAULTHANDLER": "1", **(env or {})}
         environment.pop("NO_COLOR", None)
         # These tests are about the box: with the sandbox off, `touch a` is asked as it was
         # before the contained tier (docs/SPEC.md §4.1); tests/test_containment*.py cover it.
@@ -55,6 +57,15 @@ class Shell:
 
     def expect(self, pattern: str) -> None:
         self.child.expect_exact(pattern)
+
+    def ended(self) -> None:
+        """Wait until saikish has ended; one that hangs is aborted and fails the test with
+        the stack of each of its threads (printed by the fault handler)."""
+        if self.child.expect([pexpect.EOF, pexpect.TIMEOUT]) == 1:
+            self.child.kill(signal.SIGABRT)
+            self.child.expect(pexpect.EOF)
+            pytest.fail("saikish never ended; where it was:\n" + self.log.getvalue()[-6000:])
+        self.child.close()
 
     def say(self, text: str) -> None:
         """Type a message at the REPL prompt and send it."""

@@ -17,7 +17,7 @@ from saikish.childenv import child_environment, with_git_guards
 from saikish.tools.base import RunContext, Tool, ToolOutput
 from saikish.tools.jobs import HostJob, Job, LaunchError
 from saikish.tools.output import BoundedText
-from saikish.tools.reaper import MARKER_VARIABLE
+from saikish.tools.reaper import MARKER_VARIABLE, end_all
 
 SCHEMA = {
     "type": "object",
@@ -36,8 +36,12 @@ def run_bash(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     timeout = call_timeout(args.get("timeout"), ctx.bash_timeout)
     if timeout is None:
         return ToolOutput("argument 'timeout' must be a finite number of seconds", True)
+    marker = uuid.uuid4().hex
     try:
-        job = spawn(str(args["command"]), ctx, uuid.uuid4().hex)
+        job = spawn(str(args["command"]), ctx, marker)
+    except (KeyboardInterrupt, SystemExit):  # Ctrl-C or SIGTERM while bash was starting:
+        end_all(None, marker)  # what started carries the marker, though its pid is unknown
+        raise
     except LaunchError as exc:  # the sandbox failed, not the command: the executor probes
         return ToolOutput(str(exc), True)
     except (OSError, ValueError) as exc:  # ValueError: a NUL or lone surrogate in the command

@@ -27,8 +27,12 @@ GRACE_S = 1.0
 _PROC = Path("/proc")
 
 
-def end_all(group: int, marker: str, grace: float = GRACE_S, since: int = 0) -> None:
-    """SIGTERM to the call's processes; SIGKILL to those still there after `grace` seconds."""
+def end_all(group: int | None, marker: str, grace: float = GRACE_S, since: int = 0) -> None:
+    """SIGTERM to the call's processes; SIGKILL to those still there after `grace` seconds.
+
+    `group` None: the call was cut short while starting (its pid never known); its
+    processes are found by the marker alone.
+    """
     if not survivors(group, marker, since):
         return
     _send(group, marker, signal.SIGTERM, since)
@@ -62,14 +66,15 @@ def end_late_ones(group: int, marker: str, delays: tuple[float, ...] = (0.05, 0.
             if survivors(group, marker, since):
                 end_all(group, marker, since=since)
 
-    threading.Thread(target=sweep, name="saikish-reaper", daemon=True).start()
+    # Not a daemon: saikish ending (SIGTERM, a closed terminal) waits for the second look.
+    threading.Thread(target=sweep, name="saikish-reaper").start()
 
 
-def survivors(group: int, marker: str, since: int = 0) -> set[int]:
+def survivors(group: int | None, marker: str, since: int = 0) -> set[int]:
     """Live (not zombie) processes in `group`, or started at `since` or later and carrying
     `marker`; never saikish itself."""
     if not _PROC.is_dir():  # no /proc (macOS): the process group is all we can see
-        return {group} if _group_alive(group) else set()
+        return {group} if group is not None and _group_alive(group) else set()
     tag = f"{MARKER_VARIABLE}={marker}".encode()
     found = set()
     for name in os.listdir(_PROC):  # raw reads: this runs after every call, on every process
@@ -78,21 +83,22 @@ def survivors(group: int, marker: str, since: int = 0) -> set[int]:
         fields = _fields(name)
         if len(fields) < 20 or fields[0] == b"Z":
             continue
-        if int(fields[2]) == group or (
+        if (group is not None and int(fields[2]) == group) or (
                 int(fields[19]) >= since and tag in _read(f"{_PROC}/{name}/environ").split(b"\0")):
             found.add(int(name))
     return found
 
 
-def _send(group: int, marker: str, sig: signal.Signals, since: int = 0) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(group, sig)
+def _send(group: int | None, marker: str, sig: signal.Signals, since: int = 0) -> None:
+    if group is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, sig)
     for pid in survivors(group, marker, since):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
 
 
-def _gone_within(group: int, marker: str, seconds: float, since: int = 0) -> bool:
+def _gone_within(group: int | None, marker: str, seconds: float, since: int = 0) -> bool:
     deadline = time.monotonic() + seconds
     while survivors(group, marker, since):
         if time.monotonic() >= deadline:
