@@ -152,7 +152,7 @@ def make_workspace(workspace: Path) -> None:
 
 def sandbox_state(workspace: Path) -> str:
     """One line: does the sandbox start here, and which."""
-    from saikish.tools.sandbox import SandboxMode, start_sandbox
+    from saikish.tools.sandbox.launcher import SandboxMode, start_sandbox
 
     setup = start_sandbox(SandboxMode.AUTO, str(workspace))
     if setup.sandbox is None:
@@ -164,7 +164,7 @@ def sandbox_state(workspace: Path) -> str:
 
 def check_takes_sandbox() -> bool:
     """True when `saikish check` has a --sandbox option (the tier branch adds it)."""
-    from saikish.subcommands import check_parser
+    from saikish.cli.subcommands import check_parser
 
     return "--sandbox" in check_parser().format_help()
 
@@ -172,7 +172,7 @@ def check_takes_sandbox() -> bool:
 def judge(rows: Sequence[Row], sandbox: str, config_dir: Path,
           extra: Sequence[str] = ()) -> list[Answer]:
     """saikish's answer for every row, with `sandbox` in agent.yml (and --sandbox if known)."""
-    from saikish.cli import main
+    from saikish.cli.main import main
 
     (config_dir / "agent.yml").write_text(f"sandbox: \"{sandbox}\"\n", encoding="utf-8")
     flag = [*extra, *(["--sandbox", sandbox] if check_takes_sandbox() else [])]

@@ -29,7 +29,7 @@ def bashlex_alone(lines: list[str]) -> float:
 
 
 def saikish_check(lines: list[str]) -> tuple[float, collections.Counter[str]]:
-    from saikish.cli import main
+    from saikish.cli.main import main
 
     out = io.StringIO()
     stdin = io.StringIO("\n".join(lines) + "\n")

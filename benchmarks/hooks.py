@@ -15,12 +15,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from saikish.approval import NoTerminalApprover
-from saikish.config import Config
-from saikish.executor import Executor
-from saikish.hook_config import HookSpec, HookTable
-from saikish.hooks import Hooks
-from saikish.session import Session
+from saikish.config.layers import Config
+from saikish.hooks.config import HookSpec, HookTable
+from saikish.hooks.runner import Hooks
+from saikish.runtime.approval import NoTerminalApprover
+from saikish.runtime.executor import Executor
+from saikish.runtime.session import Session
 from saikish.tools import RunContext, builtin_tools
 from saikish.types import ToolCall
 

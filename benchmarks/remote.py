@@ -19,14 +19,14 @@ import time
 
 from websockets.sync.client import connect
 
-from saikish.approval import ApprovalRequest
-from saikish.config import Config
+from saikish.config.layers import Config
 from saikish.engine.policy import decide
 from saikish.remote.address import Address
 from saikish.remote.approver import RemoteApprover
 from saikish.remote.hub import Hub
 from saikish.remote.server import ApprovalServer
-from saikish.session import Session
+from saikish.runtime.approval import ApprovalRequest
+from saikish.runtime.session import Session
 from saikish.tools import builtin_tools
 from saikish.types import Decision, Source, ToolCall
 
@@ -77,7 +77,7 @@ def timed(action: object) -> float:
 
 def import_s() -> tuple[float, float]:
     """The best of RUNS fresh interpreters: the agent's import, then the channel's on top."""
-    code = ("import time; t = time.perf_counter(); import saikish.agent; "
+    code = ("import time; t = time.perf_counter(); import saikish.runtime.agent; "
             "a = time.perf_counter(); import saikish.remote.channel; "
             "print(a - t, time.perf_counter() - a)")
     runs = [tuple(map(float, subprocess.run([sys.executable, "-c", code], capture_output=True,
@@ -95,7 +95,7 @@ def main() -> None:
           f"{p95 * 1000:.2f} ms (an in-process approver: "
           f"{statistics.median(local_s) * 1e6:.1f} µs)")
     agent, channel = import_s()
-    print(f"import saikish.agent {agent * 1000:.0f} ms; then saikish.remote.channel "
+    print(f"import saikish.runtime.agent {agent * 1000:.0f} ms; then saikish.remote.channel "
           f"(websockets, the server) {channel * 1000:.0f} ms more "
           f"({channel / agent:.0%} of the agent's), paid only with --remote")
 

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from saikish.tools import RunContext, builtin_tools
-from saikish.tools.sandbox import Sandbox, SandboxMode, start_sandbox
+from saikish.tools.sandbox.launcher import Sandbox, SandboxMode, start_sandbox
 
 TARGET_MS = 5.0
 LOAD_S = 120.0

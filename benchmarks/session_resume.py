@@ -23,10 +23,10 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from saikish.agent import Agent
-from saikish.config import Config, LLMConfig
-from saikish.cost import Spend
+from saikish.config.layers import Config, LLMConfig
 from saikish.models.base import AssistantMessage, Message, TextSink, ToolResults, UserMessage
+from saikish.runtime.agent import Agent
+from saikish.runtime.cost import Spend
 from saikish.sessions.catalog import read_info
 from saikish.sessions.log import SessionLog
 from saikish.sessions.records import (

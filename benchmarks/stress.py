@@ -34,7 +34,7 @@ def _chain_command() -> str:
 
 def _check(command: str) -> Callable[[Path], str]:
     def run(tmp: Path) -> str:
-        from saikish.cli import main
+        from saikish.cli.main import main
 
         out, err = io.StringIO(), io.StringIO()
         code = main(["check", "--json", "--batch", "-"], stdin=io.StringIO(command + "\n"),
@@ -46,7 +46,7 @@ def _check(command: str) -> Callable[[Path], str]:
 
 
 def _allowlist(tmp: Path) -> str:
-    from saikish.allowlist import read_state
+    from saikish.store.allowlist import read_state
 
     path = tmp / "allowlist.yaml"
     lines, size, n = ["allow:\n"], 7, 0
@@ -63,7 +63,7 @@ def _allowlist(tmp: Path) -> str:
 
 
 def _write(tmp: Path) -> str:
-    from saikish.audit import AuditLog
+    from saikish.store.audit import AuditLog
     from saikish.tools import RunContext, builtin_tools
     from saikish.tools.files import file_state
     from saikish.types import Decision, Source, ToolCall
@@ -86,7 +86,7 @@ def _write(tmp: Path) -> str:
 
 
 def _redact(tmp: Path) -> str:
-    from saikish.audit import redact_text
+    from saikish.store.audit import redact_text
 
     hostile = {"key headers": "-----BEGIN RSA PRIVATE KEY-----\n" * 8000,
                "sk- runs": "sk-" * 80_000, "token= runs": "token=" * 40_000}

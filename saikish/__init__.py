@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from saikish.agent import Agent, RunResult
-    from saikish.approval import (
+    from saikish.errors import ConfigError, ModelError, RuleError, SaikishError, UsageError
+    from saikish.runtime.agent import Agent, RunResult
+    from saikish.runtime.approval import (
         ApprovalRequest,
         Approver,
         AskReason,
@@ -21,8 +22,7 @@ if TYPE_CHECKING:
         DeadlineApprover,
         NoTerminalApprover,
     )
-    from saikish.errors import ConfigError, ModelError, RuleError, SaikishError, UsageError
-    from saikish.events import (
+    from saikish.runtime.events import (
         CallDecided,
         CallFinished,
         CallProgress,
@@ -46,11 +46,11 @@ if TYPE_CHECKING:
     from saikish.types import Autonomy, Decision, Mode, Outcome, Risk, Source, ToolCall, ToolResult
 
 _HOMES = {
-    "saikish.agent": ("Agent", "RunResult"),
-    "saikish.approval": ("ApprovalRequest", "Approver", "AskReason", "ConfirmHooks",
+    "saikish.runtime.agent": ("Agent", "RunResult"),
+    "saikish.runtime.approval": ("ApprovalRequest", "Approver", "AskReason", "ConfirmHooks",
                          "DeadlineApprover", "NoTerminalApprover"),
     "saikish.errors": ("ConfigError", "ModelError", "RuleError", "SaikishError", "UsageError"),
-    "saikish.events": ("CallDecided", "CallFinished", "CallProgress", "CallProposed",
+    "saikish.runtime.events": ("CallDecided", "CallFinished", "CallProgress", "CallProposed",
                        "CallStarted", "Compacted", "ErrorOccurred", "Event", "EventBus",
                        "FilesChanged", "Notice", "RetryNotice", "RunEnded", "TextDelta",
                        "TurnEnded", "TurnStarted",

@@ -1,5 +1,5 @@
 """`python -m saikish`."""
 
-from saikish.cli import entry
+from saikish.cli.main import entry
 
 entry()

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from saikish.events import (
+from saikish.runtime.events import (
     CallDecided,
     CallFinished,
     CallProgress,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from saikish.cli import main
+from saikish.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 # Wire captures and the NL2Bash corpus travel with the repository (tests/fixtures/README.md).

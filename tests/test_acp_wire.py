@@ -1,5 +1,5 @@
 """`saikish acp` on a hostile wire: every malformed message gets its JSON-RPC error and the
-sessions already open keep working (saikish/jsonrpc.py).
+sessions already open keep working (saikish/acp/jsonrpc.py).
 
 Before, deep nesting, a 5,000-digit id or a NUL in `cwd` ended the process (exit 1, a
 traceback, every session lost), and ids that JSON-RPC forbids were echoed back.

@@ -22,13 +22,13 @@ from saikish import (
     Event,
     Source,
 )
-from saikish.approval import ConfirmHooks, HookedApprover, NoTerminalApprover
-from saikish.audit import AuditLog, read_tail
-from saikish.config import Config
+from saikish.config.layers import Config
 from saikish.errors import ModelError
 from saikish.models.base import Message, TextSink
 from saikish.models.script import ScriptModel, parse_turns
-from saikish.session import Session
+from saikish.runtime.approval import ConfirmHooks, HookedApprover, NoTerminalApprover
+from saikish.runtime.session import Session
+from saikish.store.audit import AuditLog, read_tail
 from saikish.tools.base import Tool
 from saikish.types import Assessment, Risk, ToolCall, Turn, Verdict
 from saikish.ui.render import ConsoleReporter
@@ -79,7 +79,7 @@ def test_the_package_exports_the_documented_surface() -> None:
 
 
 def test_every_event_type_is_exported() -> None:
-    from saikish.events import EVENT_TYPES
+    from saikish.runtime.events import EVENT_TYPES
 
     for kind in EVENT_TYPES:
         assert getattr(saikish, kind.__name__) is kind, kind

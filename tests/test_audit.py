@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from saikish.audit import TEXT_LIMIT, AuditLog, read_tail, redact, redact_text
+from saikish.store.audit import TEXT_LIMIT, AuditLog, read_tail, redact, redact_text
 from saikish.types import Decision, Source, ToolCall
 from tests.conftest import Run, write_script
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from saikish.childenv import child_environment
 from saikish.engine import boundary
 from saikish.engine.policy import Context, RuleSet, decide
 from saikish.engine.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.tools.base import RunContext
 from saikish.tools.files import grep
+from saikish.tools.sandbox.childenv import child_environment
 from saikish.types import Autonomy, Mode, Source, Tier, ToolCall, Verdict
 from tests.conftest import Run, write_script
 
@@ -197,7 +197,7 @@ def test_children_never_inherit_saikishs_keys() -> None:
 
 
 @pytest.mark.parametrize(("sandbox", "kept"), [
-    ("off", True),  # outside, the rest of the environment is kept (saikish.childenv)
+    ("off", True),  # outside, the rest of the environment is kept (saikish.tools.sandbox.childenv)
     ("auto", False),  # inside, only the allowed names pass (docs/SPEC.md §4.9)
 ])
 def test_env_through_the_bash_tool_shows_no_key_saikish_holds(

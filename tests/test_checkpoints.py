@@ -16,10 +16,10 @@ from saikish.checkpoints.calls import needs_checkpoint
 from saikish.checkpoints.ledger import history
 from saikish.checkpoints.store import Checkpoints
 from saikish.checkpoints.values import Checkpoint, CheckpointError, Limits, undone
-from saikish.config import Config
-from saikish.events import Event, FilesChanged, Recorder
-from saikish.executor import Executor
-from saikish.session import Session
+from saikish.config.layers import Config
+from saikish.runtime.events import Event, FilesChanged, Recorder
+from saikish.runtime.executor import Executor
+from saikish.runtime.session import Session
 from saikish.tools import builtin_tools
 from saikish.types import Autonomy, Decision, Mode, Risk, Source, ToolCall
 from saikish.ui.undo_view import checkpoint_table

@@ -151,7 +151,7 @@ def test_config_flag_and_lookup_order(cli: CLI, tmp_path: Path) -> None:
 
 
 def test_example_config_is_valid_and_documents_every_option() -> None:
-    from saikish.config import load_config
+    from saikish.config.layers import load_config
 
     example = ROOT / "agent.yml.example"
     config = load_config(example)
@@ -206,7 +206,7 @@ def test_demo_runs_in_a_scratch_workspace_and_removes_it(cli: CLI) -> None:
 
 
 def test_version_and_help_import_nothing_heavy() -> None:
-    code = ("import sys; from saikish.cli import main\n"
+    code = ("import sys; from saikish.cli.main import main\n"
             "for argv in (['--version'], ['--help']):\n"
             "    try: main(argv)\n"
             "    except SystemExit: pass\n"

@@ -1,4 +1,4 @@
-"""saikish.containment's decisions without a sandbox (docs/SPEC.md §4.9): which paths are
+"""saikish.tools.sandbox.launcher's decisions without a sandbox (docs/SPEC.md §4.9): which paths are
 protected, what git's config says, which variables pass, what the mounts show, which wall
 a failure names, and how stand-ins are shared and removed. Real files and real git."""
 
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from saikish.containment.environment import PASSED, sandbox_environment
-from saikish.containment.fixes import USERNS, fix_for
-from saikish.containment.gitconfig import parse, read_config
-from saikish.containment.layout import Files, Mount, Op, Scene, plan, seen, shows
-from saikish.containment.placeholders import MARK_TIME, Placeholders, is_stand_in
-from saikish.containment.protected import Kind, nested_repos, protected, protected_paths
-from saikish.containment.walls import View, Wall, walls_hit
+from saikish.tools.sandbox.environment import PASSED, sandbox_environment
+from saikish.tools.sandbox.fixes import USERNS, fix_for
+from saikish.tools.sandbox.gitconfig import parse, read_config
+from saikish.tools.sandbox.layout import Files, Mount, Op, Scene, plan, seen, shows
+from saikish.tools.sandbox.placeholders import MARK_TIME, Placeholders, is_stand_in
+from saikish.tools.sandbox.protected import Kind, nested_repos, protected, protected_paths
+from saikish.tools.sandbox.walls import View, Wall, walls_hit
 
 
 def git(*args: str, cwd: Path) -> None:

@@ -12,14 +12,12 @@ from typing import Any
 
 import pytest
 
-from saikish.agent import Agent
-from saikish.config import Config, LLMConfig
+from saikish.config.layers import Config, LLMConfig
 from saikish.context.compaction import HEADER, SUMMARY_SYSTEM, cut_result, plan
 from saikish.context.probe import window_from_models, window_from_ollama, window_from_props
 from saikish.context.tokens import messages_tokens
 from saikish.context.window import ContextWindow, window_from_error
 from saikish.errors import ModelError
-from saikish.events import Compacted, Notice
 from saikish.models.base import (
     AssistantMessage,
     Message,
@@ -28,6 +26,8 @@ from saikish.models.base import (
     UserMessage,
 )
 from saikish.models.openai_compat import OpenAICompatModel
+from saikish.runtime.agent import Agent
+from saikish.runtime.events import Compacted, Notice
 from saikish.sessions.log import SessionLog
 from saikish.sessions.records import message_record
 from saikish.sessions.replay import read_records, repair, replay

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from saikish.config import load_config
-from saikish.cost import Meter, Price, dollars
-from saikish.model_table import ModelTable, match
+from saikish.config.layers import load_config
+from saikish.config.model_table import ModelTable, match
+from saikish.runtime.cost import Meter, Price, dollars
 from saikish.types import Usage
 from tests.test_providers import anthropic_model, complete, fixtures, load, openai_model
 from tests.wire_server import Reply, serve
@@ -168,7 +168,7 @@ def test_json_outputs_carry_tokens_and_cost(cli: Any, output: str,
 
 
 def test_an_untrusted_project_sets_the_window_but_not_the_prices(ws: Path) -> None:
-    from saikish.config import load_effective
+    from saikish.config.layers import load_effective
 
     (ws / "agent.yml").write_text("llm:\n  contextWindow: 4096\n  firstTokenTimeout: 5000\n"
                                   "  prices:\n    '*': {input: 0, output: 0}\n")

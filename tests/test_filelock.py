@@ -15,7 +15,7 @@ CLI = Callable[..., Run]
 COUNTER = """
 import sys
 from pathlib import Path
-from saikish.filelock import exclusive
+from saikish.store.filelock import exclusive
 path = Path(sys.argv[1])
 for _ in range(int(sys.argv[2])):
     with exclusive(path):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from saikish.executor import ApprovalRequest
+from saikish.runtime.executor import ApprovalRequest
 from saikish.tools import RunContext, builtin_tools
 from saikish.types import Decision, Source
 from tests.test_loop import agent_for, results

@@ -20,10 +20,10 @@ from saikish import (
     Toolset,
     tool,
 )
-from saikish.audit import AuditLog, read_tail
-from saikish.config import Config
+from saikish.config.layers import Config
 from saikish.models.script import ScriptModel, parse_turns
-from saikish.session import Session
+from saikish.runtime.session import Session
+from saikish.store.audit import AuditLog, read_tail
 from saikish.tools.base import validate
 from saikish.types import Autonomy, Mode, Risk
 

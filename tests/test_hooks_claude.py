@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from saikish.hook_config import HookSpec
+from saikish.hooks.config import HookSpec
 from tests.conftest import Run, write_script
 from tests.hookscripts import BLOCK_RM, RECORD, install
 

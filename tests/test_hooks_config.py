@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from saikish.config import load_config, merge, read_layer
+from saikish.config.layers import load_config, merge, read_layer
 from saikish.errors import ConfigError
-from saikish.hook_config import HookSpec
+from saikish.hooks.config import HookSpec
 from tests.conftest import Run
 
 GOOD = """\

@@ -7,12 +7,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from saikish.approval import ApprovalRequest
-from saikish.config import Config
-from saikish.executor import Executor
-from saikish.hook_config import HookSpec, HookTable
-from saikish.hooks import Hooks
-from saikish.session import Session
+from saikish.config.layers import Config
+from saikish.hooks.config import HookSpec, HookTable
+from saikish.hooks.runner import Hooks
+from saikish.runtime.approval import ApprovalRequest
+from saikish.runtime.executor import Executor
+from saikish.runtime.session import Session
 from saikish.tools import RunContext, builtin_tools
 from saikish.types import Decision, Mode, Source, ToolCall
 from tests.conftest import Run, write_script

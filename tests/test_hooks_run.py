@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from saikish.hook_config import HookSpec, HookTable
-from saikish.hooks import Hooks, hook_name, run_hook
+from saikish.hooks.config import HookSpec, HookTable
+from saikish.hooks.runner import Hooks, hook_name, run_hook
 from saikish.types import ToolCall, ToolResult
 from tests.hookscripts import BAD_JSON, BLOCK_RM, HANG, REWRITE, install
 
@@ -151,7 +151,7 @@ def test_post_tool_use_feeds_back_and_never_blocks(ws: Path) -> None:
 
 
 def test_a_non_gating_hook_failure_is_logged_every_time_and_said_once(ws: Path) -> None:
-    from saikish.audit import AuditLog, read_tail
+    from saikish.store.audit import AuditLog, read_tail
 
     broken = HookSpec("PostToolUse", "", "exit 7", 10, "a:2")
     session = hooks(ws, broken)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from saikish.config import load_config
+from saikish.config.layers import load_config
 from tests.conftest import Run, write_script
 from tests.hookscripts import BLOCK_RM, install
 from tests.test_mcp_e2e import FIXTURE

@@ -57,13 +57,13 @@ def cycle_from(start: str, edges: dict[str, set[str]]) -> list[str] | None:
 
 def test_the_graph_sees_the_imports_it_should() -> None:
     edges = graph()  # a walker that finds nothing would make the tests below pass vacuously
-    assert "saikish.app" in edges["saikish.cli"]
-    assert "saikish.app" in edges["saikish.ui.repl"]  # imported inside a method
-    assert "saikish.approval" in edges["saikish.executor"]
+    assert "saikish.runtime.compose" in edges["saikish.cli.main"]
+    assert "saikish.runtime.compose" in edges["saikish.ui.repl"]  # imported inside a method
+    assert "saikish.runtime.approval" in edges["saikish.runtime.executor"]
 
 
 def test_nobody_imports_the_command_line() -> None:
-    importers = sorted(m for m, deps in graph().items() if "saikish.cli" in deps)
+    importers = sorted(m for m, deps in graph().items() if "saikish.cli.main" in deps)
     assert importers == ["saikish.__main__"]
 
 
@@ -75,17 +75,18 @@ def test_the_layers_have_no_import_circles() -> None:
 
 def test_the_approval_seam_and_events_import_only_the_vocabulary() -> None:
     edges = graph()
-    assert edges["saikish.approval"] == {"saikish.types", "saikish.tools.base",
-                                         "saikish.reasons"}
+    assert edges["saikish.runtime.approval"] == {"saikish.types", "saikish.tools.base",
+                                                 "saikish.runtime.reasons"}
     # Why a call is asked is read off the policy's values: pure knowledge, no decisions.
-    assert edges["saikish.reasons"] == {"saikish.types", "saikish.tools.base",
-                                        "saikish.engine.boundary", "saikish.tools.sandbox"}
-    assert edges["saikish.events"] == {"saikish.types"}
+    assert edges["saikish.runtime.reasons"] == {"saikish.types", "saikish.tools.base",
+                                                "saikish.engine.boundary",
+                                                "saikish.tools.sandbox.launcher"}
+    assert edges["saikish.runtime.events"] == {"saikish.types"}
 
 
-CORE = ("saikish.agent", "saikish.executor", "saikish.approval", "saikish.events",
-        "saikish.subscribers", "saikish.vocabulary", "saikish.acp", "saikish.jsonrpc",
-        "saikish.tools.function")
+CORE = ("saikish.runtime.agent", "saikish.runtime.executor", "saikish.runtime.approval",
+        "saikish.runtime.events", "saikish.runtime.subscribers", "saikish.vocabulary",
+        "saikish.acp.server", "saikish.acp.jsonrpc", "saikish.tools.function")
 
 
 def test_the_core_has_no_terminal_code() -> None:
@@ -96,7 +97,7 @@ def test_the_core_has_no_terminal_code() -> None:
 
 
 def test_every_event_type_has_its_json_fields() -> None:
-    from saikish.events import EVENT_TYPES
+    from saikish.runtime.events import EVENT_TYPES
     from saikish.vocabulary import EVENT_FIELDS
 
     assert set(EVENT_FIELDS) == set(EVENT_TYPES)
@@ -109,7 +110,7 @@ def _loaded_after(tmp_path: Path, *flags: str) -> list[str]:
 
     script = tmp_path / "s.yml"
     script.write_text("- text: hi\n  tool_calls:\n    - {name: bash, arguments: {command: ls}}\n")
-    code = ("import sys, threading; from saikish.cli import main\n"
+    code = ("import sys, threading; from saikish.cli.main import main\n"
             f"main(['-m', 'script:{script}', '-p', 'go', *{list(flags)!r}])\n"
             "names = [m for m in sys.modules if m.split('.')[0] == 'websockets'\n"
             "         or m.startswith('saikish.remote')]\n"

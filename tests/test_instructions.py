@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from saikish.instructions import HEADER, MAX_BYTES, load_instructions, system_prompt
-from saikish.starter import project_commands, starter_agents_md
+from saikish.context.instructions import HEADER, MAX_BYTES, load_instructions, system_prompt
+from saikish.context.starter import project_commands, starter_agents_md
 from tests.conftest import Run, write_script
 from tests.test_providers import chunk, sse
 from tests.wire_server import Reply, serve

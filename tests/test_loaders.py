@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from saikish.allowlist import Allowlist
-from saikish.config import Config
+from saikish.config.layers import Config
 from saikish.engine.rules import parse_rule
-from saikish.session import Session
+from saikish.runtime.session import Session
+from saikish.store.allowlist import Allowlist
 from tests.conftest import ROOT, Run, write_script
 
 CLI = Callable[..., Run]
@@ -138,7 +138,7 @@ def test_a_full_disk_leaves_the_file_as_it_was(tmp_path: Path) -> None:
     _write(path, before)
     # RLIMIT_FSIZE makes every write past 1000 bytes fail with EFBIG, like a full disk.
     code = ("import resource,sys; resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000)); "
-            "from saikish.cli import main; sys.exit(main(['allowlist', 'add', 'Bash(x *)']))")
+            "from saikish.cli.main import main; sys.exit(main(['allowlist', 'add', 'Bash(x *)']))")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=os.environ, timeout=60)
     assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from saikish.config import Config, load_config
+from saikish.config.layers import Config, load_config
 from saikish.errors import ModelError
 from saikish.models.openai_compat import ollama_url
 from saikish.models.waiting import HOSTED, LOCAL, Waits, is_local, waits_for

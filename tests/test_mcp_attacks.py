@@ -24,19 +24,19 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from saikish.approval import ApprovalRequest
-from saikish.config import Config
-from saikish.config_file import read_layer
+from saikish.config.file import read_layer
+from saikish.config.layers import Config
 from saikish.engine.policy import Context, RuleSet, decide
 from saikish.engine.rules import parse_rule
 from saikish.errors import ConfigError
-from saikish.executor import Executor
-from saikish.hooks import Gate
+from saikish.hooks.runner import Gate
 from saikish.mcp.config import McpServer, ServerTable, server_name
 from saikish.mcp.host import McpHost, SpecError
 from saikish.mcp.pins import Pins, definition
 from saikish.mcp.tools import annotation_risk, server_tool, wire_name
-from saikish.session import Session
+from saikish.runtime.approval import ApprovalRequest
+from saikish.runtime.executor import Executor
+from saikish.runtime.session import Session
 from saikish.tools.base import RunContext, Tool
 from saikish.types import (
     Autonomy,

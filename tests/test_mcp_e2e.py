@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from saikish.agent import Agent
-from saikish.config import load_effective
+from saikish.config.layers import load_effective
 from saikish.models.base import ToolResults
+from saikish.runtime.agent import Agent
 from tests.conftest import ROOT, Run, write_script
 from tests.hookscripts import BLOCK_ALL, install
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from saikish.config import load_effective
+from saikish.config.layers import load_effective
 from saikish.engine.policy import Context, RuleSet, decide
 from saikish.engine.rules import parse_rule
 from saikish.errors import ConfigError

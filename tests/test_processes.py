@@ -21,7 +21,7 @@ import pytest
 
 from saikish.tools import RunContext, builtin_tools
 from saikish.tools.base import validate
-from saikish.tools.reaper import MARKER_VARIABLE, end_all
+from saikish.tools.sandbox.reaper import MARKER_VARIABLE, end_all
 from tests.conftest import Run, write_script
 
 BASH = builtin_tools()["bash"]

@@ -17,11 +17,11 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
-from saikish.approval import Withdrawal
-from saikish.config import Config
+from saikish.config.layers import Config
 from saikish.engine.policy import decide
-from saikish.executor import ApprovalRequest
-from saikish.session import Session
+from saikish.runtime.approval import Withdrawal
+from saikish.runtime.executor import ApprovalRequest
+from saikish.runtime.session import Session
 from saikish.tools import builtin_tools
 from saikish.types import Decision, Outcome, Scope, Source, ToolCall, ToolResult
 from saikish.ui.approver import TerminalApprover

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from saikish.agent import Agent
 from saikish.errors import ModelError
-from saikish.events import RetryNotice
 from saikish.models.anthropic_model import AnthropicModel
 from saikish.models.base import AssistantMessage, Message, ToolResults, UserMessage
 from saikish.models.openai_compat import OpenAICompatModel, ollama_url
-from saikish.subscribers import StreamJson
+from saikish.runtime.agent import Agent
+from saikish.runtime.events import RetryNotice
+from saikish.runtime.subscribers import StreamJson
 from saikish.tools import builtin_tools
 from saikish.types import StopReason, ToolResult, Turn, Usage
 from saikish.ui.parts import stream_console
@@ -468,7 +468,7 @@ def test_creating_a_provider_imports_no_sdk() -> None:
     import subprocess
     import sys
 
-    code = ("import sys\nfrom saikish.config import Config\nfrom saikish.models import "
+    code = ("import sys\nfrom saikish.config.layers import Config\nfrom saikish.models import "
             "ModelSpec, load_model\n"
             "load_model(ModelSpec('openai', 'm'), Config())\n"
             "load_model(ModelSpec('anthropic', 'm'), Config())\n"
@@ -481,7 +481,7 @@ def test_creating_a_provider_imports_no_sdk() -> None:
 
 def test_agent_yml_llm_settings_apply_only_to_their_provider(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from saikish.config import Config, LLMConfig
+    from saikish.config.layers import Config, LLMConfig
     from saikish.errors import ConfigError
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env")

@@ -81,7 +81,7 @@ class Recording:
 
 def test_a_hooks_question_reaches_the_approver_as_such(
         ws: Path, tmp_path: Path) -> None:
-    from saikish.config import load_config
+    from saikish.config.layers import load_config
 
     # A PreToolUse hook that asks about every bash call.
     config_file = tmp_path / "agent.yml"

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from saikish.approval import ApprovalRequest
-from saikish.config import Config
+from saikish.config.layers import Config
 from saikish.engine.policy import decide
 from saikish.errors import UsageError
 from saikish.remote.address import Address, host_allowed, origin_allowed, parse_address
@@ -30,7 +29,8 @@ from saikish.remote.protocol import (
     parse_client,
 )
 from saikish.remote.view import approval_needed, file_change
-from saikish.session import Session
+from saikish.runtime.approval import ApprovalRequest
+from saikish.runtime.session import Session
 from saikish.tools import builtin_tools
 from saikish.types import Autonomy, Decision, Outcome, Scope, Source, ToolCall
 

@@ -21,12 +21,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from saikish.config import Config
+from saikish.config.layers import Config
 from saikish.engine.rules import parse_rule
-from saikish.executor import ApprovalRequest, Executor
-from saikish.session import Session
+from saikish.runtime.executor import ApprovalRequest, Executor
+from saikish.runtime.session import Session
 from saikish.tools import RunContext, builtin_tools
-from saikish.tools.sandbox import (
+from saikish.tools.sandbox.launcher import (
     OUTSIDE_ARGUMENT,
     SandboxMode,
     SandboxSetup,

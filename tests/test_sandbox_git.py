@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from saikish.containment.generated import prepare
-from saikish.containment.layout import Scene, bwrap_args, plan
-from saikish.containment.placeholders import MARK_TIME
-from saikish.containment.state import NAMESPACE_OPTIONS
+from saikish.tools.sandbox.generated import prepare
+from saikish.tools.sandbox.layout import Scene, bwrap_args, plan
+from saikish.tools.sandbox.placeholders import MARK_TIME
+from saikish.tools.sandbox.state import NAMESPACE_OPTIONS
 from tests.test_sandbox_walls import GIT_WALL, Box, git, home, open_box, tree
 
 __all__ = ["home", "open_box"]  # fixtures, used by name

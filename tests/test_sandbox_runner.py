@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from saikish.containment.state import runner_python
 from saikish.tools import RunContext
-from saikish.tools.sandbox import Sandbox
+from saikish.tools.sandbox.launcher import Sandbox
+from saikish.tools.sandbox.state import runner_python
 from tests.conftest import ROOT
 from tests.test_sandbox import fake_bwrap
 from tests.test_sandbox_walls import BASH, Box, home, open_box
@@ -222,7 +222,7 @@ def test_the_session_end_ends_the_runner(open_box: Callable[..., Box]) -> None:
 DIES_WITH = textwrap.dedent("""\
     import sys, threading
     from saikish.tools import RunContext, builtin_tools
-    from saikish.tools.sandbox import SandboxMode, start_sandbox
+    from saikish.tools.sandbox.launcher import SandboxMode, start_sandbox
     setup = start_sandbox(SandboxMode.WORKSPACE_WRITE, sys.argv[1])
     context = RunContext(sys.argv[1], sandbox=setup.sandbox)
     # From a thread that ends: the sandbox must not die with it, only with the process.
@@ -253,7 +253,7 @@ def test_the_sandbox_dies_with_saikish(ws: Path) -> None:
 AS_ANOTHER_USER = textwrap.dedent("""\
     import json, sys
     from saikish.tools import RunContext, builtin_tools
-    from saikish.tools.sandbox import SandboxMode, start_sandbox
+    from saikish.tools.sandbox.launcher import SandboxMode, start_sandbox
     setup = start_sandbox(SandboxMode.WORKSPACE_WRITE, sys.argv[1])
     context = RunContext(sys.argv[1], sandbox=setup.sandbox)
     print(json.dumps([builtin_tools()["bash"].run({"command": c}, context).text

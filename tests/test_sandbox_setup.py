@@ -11,10 +11,10 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from saikish.config import Config, load_config
-from saikish.containment.fixes import USERNS
+from saikish.config.layers import Config, load_config
 from saikish.errors import ConfigError
-from saikish.tools.sandbox import (
+from saikish.tools.sandbox.fixes import USERNS
+from saikish.tools.sandbox.launcher import (
     BWRAP_MISSING,
     MODES,
     SandboxError,
@@ -22,7 +22,7 @@ from saikish.tools.sandbox import (
     SandboxSetup,
     start_sandbox,
 )
-from saikish.tools.seatbelt import Seatbelt, seatbelt_argv
+from saikish.tools.sandbox.seatbelt import Seatbelt, seatbelt_argv
 from tests.conftest import Run, write_script
 from tests.test_sandbox import fake_bwrap, sandbox_or_skip
 
@@ -41,7 +41,7 @@ def test_agent_yml_sandbox_key_is_validated(tmp_path: Path) -> None:
 
 
 def test_the_cli_offers_the_same_modes_as_agent_yml() -> None:
-    from saikish.cli import SANDBOX_MODES
+    from saikish.cli.main import SANDBOX_MODES
 
     assert SANDBOX_MODES == MODES
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from saikish.containment.state import runner_python
 from saikish.tools import RunContext, builtin_tools
-from saikish.tools.sandbox import SandboxMode, SandboxSetup, start_sandbox
+from saikish.tools.sandbox.launcher import SandboxMode, SandboxSetup, start_sandbox
+from saikish.tools.sandbox.state import runner_python
 
 BASH = builtin_tools()["bash"]
 HIDDEN = "the home (but for toolchain directories) and secret stores such as ~/.ssh are hidden"

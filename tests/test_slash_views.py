@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.console import Console
 
-from saikish.config import Config
+from saikish.config.layers import Config
 from saikish.mcp.host import ServerLine
 from tests.test_mcp_attacks import ECHO_SCHEMA, _tool
 

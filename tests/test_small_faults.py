@@ -23,10 +23,10 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from saikish.atomic import STALE_S, atomic_write
-from saikish.config import load_config
+from saikish.config.layers import load_config
 from saikish.errors import ModelError
 from saikish.mcp.pins import Pins
+from saikish.store.atomic import STALE_S, atomic_write
 from tests.conftest import ROOT, Run, write_script
 from tests.test_providers import complete, openai_model
 from tests.wire_server import Reply, serve
@@ -160,7 +160,7 @@ def test_a_read_only_state_dir_gives_lines_not_tracebacks(shared_tmp: Path) -> N
 
 SIGTERM_WHILE_IMPORTING = """
 import importlib.abc, os, signal, sys
-from saikish.cli import main
+from saikish.cli.main import main
 
 class SigtermWhilePromptToolkitImports(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):

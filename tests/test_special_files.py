@@ -1,4 +1,4 @@
-"""Only regular files are read, and never without a bound (saikish/readfile.py).
+"""Only regular files are read, and never without a bound (saikish/store/readfile.py).
 
 A cloned repository's `data.bin -> /dev/zero` made the auto-approved grep read gigabytes;
 a FIFO hung read_file, grep, the write preview and the decision itself (file_state);
@@ -23,12 +23,12 @@ from typing import TypeVar
 import pytest
 from rich.console import Console
 
-from saikish.acp import file_diff
-from saikish.approval import ApprovalRequest
-from saikish.config import Config
+from saikish.acp.server import file_diff
+from saikish.config.layers import Config
 from saikish.engine.policy import decide
-from saikish.readfile import FileTooLarge, read_regular
-from saikish.session import Session
+from saikish.runtime.approval import ApprovalRequest
+from saikish.runtime.session import Session
+from saikish.store.readfile import FileTooLarge, read_regular
 from saikish.tools import RunContext, builtin_tools
 from saikish.tools.files import file_state
 from saikish.types import ToolCall

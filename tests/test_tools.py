@@ -148,7 +148,7 @@ def test_bash_uses_a_bare_repository_only_when_it_is_named(ws: Path) -> None:
 
 
 def test_git_guard_keeps_the_persons_own_config_parameters() -> None:
-    from saikish.childenv import with_git_guards
+    from saikish.tools.sandbox.childenv import with_git_guards
 
     env = with_git_guards({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "user.name",
                            "GIT_CONFIG_VALUE_0": "me"})

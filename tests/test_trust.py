@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from saikish.config import load_effective
-from saikish.config_file import Layer
+from saikish.config.file import Layer
+from saikish.config.layers import load_effective
 from saikish.models.openai_compat import OpenAICompatModel
-from saikish.trust import TrustStore, load_config_trusted
+from saikish.store.trust import TrustStore, load_config_trusted
 from tests.conftest import Run, write_script
 
 CLI = Callable[..., Run]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from saikish.config.rule_hints import claude_code_hint, unknown_tool_warnings
 from saikish.engine.rules import parse_rule
-from saikish.rule_hints import claude_code_hint, unknown_tool_warnings
 from saikish.tools import builtin_tools
 from tests.conftest import Run, write_script
 

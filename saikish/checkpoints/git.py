@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from saikish.checkpoints.values import CheckpointError
-from saikish.childenv import child_environment
+from saikish.tools.sandbox.childenv import child_environment
 
 # Set on every command too, so a store whose config was tampered with still runs no code.
 SAFE_FLAGS = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from saikish.model_table import ModelTable, model_id
+from saikish.config.model_table import ModelTable, model_id
 
 COMPACT_AT = 0.85  # of the window: compact older turns before the request gets bigger
 KEEP_RECENT = 0.30  # of the window: recent turns kept word for word by a compaction

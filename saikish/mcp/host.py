@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from saikish.childenv import OWN_KEYS
 from saikish.mcp.config import McpServer, ServerTable
 from saikish.mcp.expansion import UnsetVariable, expand
 from saikish.mcp.pins import Pins
 from saikish.mcp.tools import server_tool
 from saikish.tools.base import RunContext, Tool
+from saikish.tools.sandbox.childenv import OWN_KEYS
 
 if TYPE_CHECKING:
     from saikish.mcp.client import ListedTool, Servers, ServerSpec, ServerStatus

@@ -21,8 +21,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from saikish.atomic import atomic_write
-from saikish.filelock import exclusive
+from saikish.store.atomic import atomic_write
+from saikish.store.filelock import exclusive
 
 Definition = Mapping[str, Any]
 FIELDS = ("description", "inputSchema", "annotations")

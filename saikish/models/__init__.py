@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from saikish.config import Config
+from saikish.config.layers import Config
 from saikish.errors import UsageError
 from saikish.models.base import Model
 

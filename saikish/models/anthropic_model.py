@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from saikish.config import Config, llm_value
+from saikish.config.layers import Config, llm_value
 from saikish.errors import UsageError
 from saikish.models.anthropic_stream import AnthropicAssembler, consume, feed_whole
 from saikish.models.base import AssistantMessage, Message, TextSink, ToolResults, UserMessage

@@ -13,7 +13,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from saikish.config import Config, llm_value
+from saikish.config.layers import Config, llm_value
 from saikish.context.probe import ask_server, http_fetch
 from saikish.context.window import OLLAMA_DEFAULT as OLLAMA_WINDOW
 from saikish.errors import UsageError

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from saikish.config import yaml_problem
+from saikish.config.layers import yaml_problem
 from saikish.errors import ConfigError
 from saikish.models.base import Message, TextSink
 from saikish.tools.base import Tool

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from saikish.config import Config
+from saikish.config.layers import Config
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from saikish.approval import ApprovalRequest, Approver
 from saikish.remote.hub import TERMINAL, TIMEOUT, Hub, Question
+from saikish.runtime.approval import ApprovalRequest, Approver
 from saikish.types import Decision, Source
 
 

@@ -13,14 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from saikish.agent import Agent
-from saikish.approval import Approver, HookedApprover
-from saikish.audit import BACKUPS, AuditError, read_tail
 from saikish.remote.address import Address
 from saikish.remote.approver import RemoteApprover
 from saikish.remote.hub import Hub
 from saikish.remote.server import ApprovalServer
-from saikish.session import Session
+from saikish.runtime.agent import Agent
+from saikish.runtime.approval import Approver, HookedApprover
+from saikish.runtime.session import Session
+from saikish.store.audit import BACKUPS, AuditError, read_tail
 
 PREFIX = "remote approval"
 

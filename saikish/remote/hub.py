@@ -17,9 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from saikish import __version__
-from saikish.approval import ApprovalRequest, Withdrawal
-from saikish.audit import decision_entry, redact_text
-from saikish.events import CallDecided, CallFinished, Event
 from saikish.remote.protocol import (
     ApprovalResponse,
     ProtocolError,
@@ -30,7 +27,10 @@ from saikish.remote.protocol import (
     parse_client,
 )
 from saikish.remote.view import approval_needed
-from saikish.session import Session
+from saikish.runtime.approval import ApprovalRequest, Withdrawal
+from saikish.runtime.events import CallDecided, CallFinished, Event
+from saikish.runtime.session import Session
+from saikish.store.audit import decision_entry, redact_text
 from saikish.types import Autonomy, Decision, Source
 from saikish.vocabulary import result_fields
 

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from saikish.approval import ApprovalRequest
 from saikish.engine.rules import parse_rule
 from saikish.errors import RuleError
+from saikish.runtime.approval import ApprovalRequest
 from saikish.types import Autonomy, Decision, Outcome, Scope, Source
 
 VERSION = 1

@@ -13,8 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from saikish.approval import ApprovalRequest
 from saikish.remote.protocol import message
+from saikish.runtime.approval import ApprovalRequest
 from saikish.tools.files import apply_edit
 from saikish.types import CommandCheck, ToolCall
 

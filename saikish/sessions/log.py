@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from saikish.errors import SaikishError
-from saikish.events import CallDecided, Event
-from saikish.jsonl import append_line
+from saikish.runtime.events import CallDecided, Event
 from saikish.sessions.records import VERSION, decision_record, redacted
+from saikish.store.jsonl import append_line
 
 SUFFIX = ".jsonl"
 

@@ -6,14 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from saikish import __version__, paths
-from saikish.cost import Meter
+from saikish import __version__
+from saikish.config import paths
+from saikish.runtime.cost import Meter
 from saikish.sessions.catalog import SessionInfo
 from saikish.sessions.log import SessionLog, sessions_dir
 from saikish.sessions.replay import Replay, read_records, replay
 
 if TYPE_CHECKING:
-    from saikish.agent import Agent
+    from saikish.runtime.agent import Agent
 
 
 def session_folder() -> Path:

@@ -12,7 +12,7 @@ from saikish.engine.toolfacts import validate
 from saikish.types import Risk
 
 if TYPE_CHECKING:
-    from saikish.tools.sandbox import Sandbox
+    from saikish.tools.sandbox.launcher import Sandbox
 
 Schema = Mapping[str, Any]
 __all__ = ["RunContext", "Schema", "Tool", "ToolOutput", "validate"]
@@ -30,7 +30,7 @@ class RunContext:
     sandbox: Sandbox | None = None
     # What Tool.state said when the call was decided: the tool refuses if it changed.
     expected_state: str | None = None
-    # Credential values children must not inherit (docs/SPEC.md §4.8, saikish.childenv).
+    # Credential values children must not inherit (docs/SPEC.md §4.8, tools/sandbox/childenv).
     secrets: tuple[str, ...] = ()
     # Set by the executor: asks the person from inside a running tool (docs/SPEC.md §7.3).
     confirm: Callable[[str, dict[str, Any]], bool] | None = None

@@ -13,11 +13,11 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from saikish.childenv import child_environment, with_git_guards
 from saikish.tools.base import RunContext, Tool, ToolOutput
-from saikish.tools.jobs import HostJob, Job, LaunchError
 from saikish.tools.output import BoundedText
-from saikish.tools.reaper import MARKER_VARIABLE, end_all
+from saikish.tools.sandbox.childenv import child_environment, with_git_guards
+from saikish.tools.sandbox.jobs import HostJob, Job, LaunchError
+from saikish.tools.sandbox.reaper import MARKER_VARIABLE, end_all
 
 SCHEMA = {
     "type": "object",

@@ -17,10 +17,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from saikish.atomic import atomic_write
 from saikish.engine.boundary import is_secret
 from saikish.engine.commands.risk import write_risk
-from saikish.readfile import MAX_BYTES, FileTooLarge, not_regular, read_regular
+from saikish.store.atomic import atomic_write
+from saikish.store.readfile import MAX_BYTES, FileTooLarge, not_regular, read_regular
 from saikish.tools.base import RunContext, Tool, ToolOutput
 from saikish.tools.output import truncate
 from saikish.types import Risk

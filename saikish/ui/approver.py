@@ -27,7 +27,7 @@ from prompt_toolkit.output import Output
 from rich.console import Console
 from rich.text import Text
 
-from saikish.approval import ApprovalRequest, Withdrawal
+from saikish.runtime.approval import ApprovalRequest, Withdrawal
 from saikish.types import Decision, Scope, Source, ToolCall
 from saikish.ui.box import FittedBox
 from saikish.ui.inert import inert

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from saikish.engine.rules import Rule, parse_rule
-from saikish.errors import RuleError, SaikishError
-from saikish.rule_hints import (
+from saikish.config.rule_hints import (
     argument_problem,
     claude_code_hint,
     never_matches,
     unknown_tool_warnings,
 )
+from saikish.engine.rules import Rule, parse_rule
+from saikish.errors import RuleError, SaikishError
 from saikish.types import Autonomy, Mode
 from saikish.ui import daily
 from saikish.ui.inert import inert
@@ -113,7 +113,7 @@ def _hooks(repl: Repl, arg: str) -> None:
     """The hooks in force and the file and line of each (docs/SPEC.md §7.2)."""
     from rich.table import Table
 
-    from saikish.hooks import hook_lines
+    from saikish.hooks.runner import hook_lines
 
     config, hooks = repl.session.config, repl.session.hooks
     ignored = [i for i in config.ignored if i.key == "hooks"]
@@ -132,7 +132,7 @@ def _hooks(repl: Repl, arg: str) -> None:
 
 
 def _allowlist(repl: Repl, arg: str) -> None:
-    from saikish.allowlist import AllowlistState
+    from saikish.store.allowlist import AllowlistState
     from saikish.ui.scopes import scope_view
 
     session = repl.session
@@ -193,8 +193,8 @@ def _auto(repl: Repl, arg: str) -> None:
 
 
 def _audit(repl: Repl, arg: str) -> None:
-    from saikish import paths
-    from saikish.audit import read_tail
+    from saikish.config import paths
+    from saikish.store.audit import read_tail
     from saikish.ui.tables import audit_table
 
     if arg and not arg.isdigit():

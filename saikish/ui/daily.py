@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from rich.panel import Panel
 from rich.text import Text
 
-from saikish.cost import dollars
+from saikish.runtime.cost import dollars
 from saikish.ui.inert import inert
 from saikish.ui.render import usage_line
 
@@ -99,8 +99,8 @@ def init(repl: Repl, arg: str) -> None:
 
     from prompt_toolkit import prompt
 
-    from saikish.atomic import atomic_write
-    from saikish.starter import starter_agents_md
+    from saikish.context.starter import starter_agents_md
+    from saikish.store.atomic import atomic_write
 
     target = Path(repl.session.workspace) / "AGENTS.md"
     if target.exists() or target.is_symlink():

@@ -22,9 +22,9 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from saikish.approval import ApprovalRequest
 from saikish.engine.bash.shell import Target, analyse
-from saikish.readfile import not_regular, read_regular
+from saikish.runtime.approval import ApprovalRequest
+from saikish.store.readfile import not_regular, read_regular
 from saikish.tools.files import apply_edit
 from saikish.types import CommandCheck, ToolCall
 from saikish.ui.inert import inert

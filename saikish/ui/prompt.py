@@ -30,7 +30,7 @@ from prompt_toolkit.output import Output
 from rich.console import Console, RenderableType
 
 if TYPE_CHECKING:
-    from saikish.approval import Withdrawal
+    from saikish.runtime.approval import Withdrawal
 
 READY_MARK = "Enter select"  # the last thing drawn: a complete frame is on screen
 PAUSED = "countdown paused"

@@ -7,8 +7,8 @@ from rich.live import Live
 from rich.markup import escape
 from rich.text import Text
 
-from saikish.cost import dollars
-from saikish.events import (
+from saikish.runtime.cost import dollars
+from saikish.runtime.events import (
     CallDecided,
     CallFinished,
     CallProgress,

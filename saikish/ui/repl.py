@@ -15,7 +15,8 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Console
 from rich.text import Text
 
-from saikish import __version__, paths
+from saikish import __version__
+from saikish.config import paths
 from saikish.errors import UsageError
 from saikish.ui.commands import COMMANDS, EXIT, run_command
 from saikish.ui.history import SafeHistory
@@ -28,11 +29,11 @@ if TYPE_CHECKING:
 
     from prompt_toolkit.completion import CompleteEvent
 
-    from saikish.app import Streams
-    from saikish.config import Config
+    from saikish.config.layers import Config
     from saikish.models import ModelSpec
     from saikish.remote.channel import RemoteChannel
-    from saikish.session import Session
+    from saikish.runtime.compose import Streams
+    from saikish.runtime.session import Session
     from saikish.sessions.catalog import SessionInfo
 
 PROMPT = "› "
@@ -45,7 +46,7 @@ class Repl:
     def __init__(self, config: Config, spec: ModelSpec, session: Session, io: Streams,
                  timeout_s: float | None, remote: str | None = None,
                  resumed: SessionInfo | None = None, store: bool = True) -> None:
-        from saikish.app import build_agent
+        from saikish.runtime.compose import build_agent
         from saikish.sessions.resume import resumed_line, start
 
         self.config, self.spec, self.session, self.io = config, spec, session, io
@@ -71,7 +72,7 @@ class Repl:
 
     def start_remote(self, where: str) -> None:
         """Serve approvals on a web page too (docs/SPEC.md §7.5); the link goes to stderr."""
-        from saikish.app import start_remote
+        from saikish.runtime.compose import start_remote
 
         self.remote = start_remote(self.agent, where, self.timeout_s, self.io)
 
@@ -178,7 +179,7 @@ class Repl:
         for error in self.session.allowlist_errors():
             error_line(self.console, f"{error} (using the rules that could be read; "
                                      f"'always' choices stay in this session until it is fixed)")
-        from saikish.rule_hints import unknown_tool_warnings
+        from saikish.config.rule_hints import unknown_tool_warnings
 
         rules = self.session.rules()
         for warning in unknown_tool_warnings(rules.allow + rules.deny,

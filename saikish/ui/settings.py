@@ -8,7 +8,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from saikish.config import SCALARS, Config, show_value
+from saikish.config.layers import SCALARS, Config, show_value
 from saikish.ui.inert import inert
 
 

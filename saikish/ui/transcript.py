@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.text import Text
 
-from saikish.cost import dollars
+from saikish.runtime.cost import dollars
 from saikish.ui.inert import inert
 
 RESULT_LINES = 200  # of one result; the rest is counted

@@ -1,0 +1,1 @@
+"""`saikish acp`: the Agent Client Protocol server and its JSON-RPC wire."""

@@ -1,0 +1,340 @@
+"""`saikish acp`: saikish as an Agent Client Protocol agent over stdio (docs/SPEC.md §7.4).
+
+An editor (Zed, JetBrains, Neovim clients) starts `saikish acp`, opens
+sessions and sends prompts; saikish streams `session/update`s (text, tool
+calls with status and diffs) and asks `session/request_permission` where the
+terminal would show its box. Rules, modes, audit and the countdown work as in
+the terminal: the editor is one more Approver and one more event subscriber.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from saikish import __version__
+from saikish.acp.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    Connection,
+    Reply,
+    RpcError,
+)
+from saikish.errors import SaikishError
+from saikish.mcp.config import ServerTable, from_editor
+from saikish.runtime.agent import Agent
+from saikish.runtime.approval import ApprovalRequest, Approver
+from saikish.runtime.events import (
+    CallDecided,
+    CallFinished,
+    CallProposed,
+    CallStarted,
+    Event,
+    TextDelta,
+)
+from saikish.store.readfile import read_regular
+from saikish.tools.base import Tool
+from saikish.types import Decision, Mode, Source, ToolCall
+from saikish.vocabulary import ERROR, MAX_ITERATIONS, tier_name
+
+PROTOCOL_VERSION = 1
+AgentFactory = Callable[[str, Approver, ServerTable], Agent]
+# ACP's tool kinds, so the editor picks an icon; other tools are "other".
+KINDS = {"bash": "execute", "read_file": "read", "list_files": "search", "grep": "search",
+         "write_file": "edit", "edit_file": "edit"}
+MODES = {Mode.EVENT_BASED: "Ask before changes", Mode.AUTO_APPROVE: "Approve every call",
+         Mode.AUTO_DENY: "Reject every call that would ask"}
+
+
+@dataclass
+class EditorApprover:
+    """Asks the editor with session/request_permission (options map onto Decisions)."""
+
+    connection: Connection
+    session_id: str
+    cancelled: threading.Event = field(default_factory=threading.Event)
+
+    def ask(self, request: ApprovalRequest) -> Decision:
+        """The editor's answer; a cancelled prompt or a closed editor stops the batch."""
+        if self.cancelled.is_set():
+            return Decision.reject_hard(Source.USER, "the prompt was cancelled in the editor")
+        try:
+            answer = self.connection.request("session/request_permission", {
+                "sessionId": self.session_id, "toolCall": _permission_call(request),
+                "options": _options(request)})
+        except RpcError as exc:  # fails closed: an editor that cannot answer did not say yes
+            return Decision.reject_hard(Source.USER, f"the editor failed to answer: {exc}")
+        return decision_for(answer, request)
+
+
+def decision_for(answer: Mapping[str, Any] | None, request: ApprovalRequest) -> Decision:
+    """ACP's answer -> a Decision: allow_once / allow_always / reject_once / reject_always."""
+    outcome = (answer or {}).get("outcome") or {}
+    meta = _meta(answer) | _meta(outcome)
+    if outcome.get("outcome") != "selected":
+        return Decision.reject_hard(Source.USER, "the editor cancelled the question")
+    option = outcome.get("optionId")
+    edited = meta.get("arguments")
+    if option in ("allow_once", "allow_always") and isinstance(edited, dict):
+        return Decision.edit(request.call.with_arguments(edited))
+    if option == "allow_once":
+        return Decision.approve(Source.USER)
+    if option == "allow_always" and request.assessment.proposed_rules:
+        return Decision.always(request.assessment.proposed_rules, persist=True)
+    if option == "allow_always":
+        return Decision.approve(Source.USER)
+    if option == "reject_once":
+        feedback = meta.get("feedback")
+        return Decision.reject_soft(Source.USER, str(feedback) if feedback else None)
+    return Decision.reject_hard(Source.USER, "stopped in the editor")  # reject_always, unknown
+
+
+def _meta(value: Any) -> dict[str, Any]:
+    """Our keys in an ACP `_meta` object: {"_meta": {"saikish": {"feedback", "arguments"}}}."""
+    meta = value.get("_meta") if isinstance(value, Mapping) else None
+    ours = meta.get("saikish") if isinstance(meta, Mapping) else None
+    return dict(ours) if isinstance(ours, Mapping) else {}
+
+
+def _options(request: ApprovalRequest) -> list[dict[str, str]]:
+    rules = ", ".join(request.assessment.proposed_rules)
+    options = [{"optionId": "allow_once", "name": "Yes", "kind": "allow_once"}]
+    if rules:
+        options.append({"optionId": "allow_always", "name": f"Always: {rules}",
+                        "kind": "allow_always"})
+    options += [{"optionId": "reject_once", "name": "No, tell it why", "kind": "reject_once"},
+                {"optionId": "reject_always", "name": "No, stop", "kind": "reject_always"}]
+    return options
+
+
+def _permission_call(request: ApprovalRequest) -> dict[str, Any]:
+    reason = request.message or request.assessment.reason
+    if request.outside_sandbox:
+        reason += " (runs outside the sandbox)"
+    return {"toolCallId": request.call.id, "title": f"{request.call.name}: {reason}",
+            "rawInput": request.call.wire_arguments,
+            "content": [_text_content(f"{reason}\nrisk: {request.assessment.risk.name}")],
+            "_meta": {"saikish": {"risk": request.assessment.risk.name, "reason": reason,
+                                  "proposedRules": list(request.assessment.proposed_rules)}}}
+
+
+@dataclass
+class EditorUpdates:
+    """Subscriber: the event stream as session/update notifications."""
+
+    connection: Connection
+    session_id: str
+    tools: Mapping[str, Tool]
+    workspace: str
+
+    def __call__(self, event: Event) -> None:
+        """Send the update for `event`, if the editor shows it."""
+        update = self._update(event)
+        if update is not None:
+            self.connection.notify("session/update",
+                                   {"sessionId": self.session_id, "update": update})
+
+    def _update(self, event: Event) -> dict[str, Any] | None:
+        if isinstance(event, TextDelta):
+            return {"sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": event.text}}
+        if isinstance(event, CallProposed):
+            return self._proposed(event.call)
+        if isinstance(event, CallDecided):
+            # Where the call ended (docs/SPEC.md §4.1): a contained run says so to the editor.
+            return {"sessionUpdate": "tool_call_update", "toolCallId": event.call.id,
+                    "_meta": {"saikish": {
+                        "tier": tier_name(event.decision, event.assessment),
+                        "decision": event.decision.outcome.value,
+                        "source": event.decision.source.value}}}
+        if isinstance(event, CallStarted):
+            return {"sessionUpdate": "tool_call_update", "toolCallId": event.call.id,
+                    "status": "in_progress"}
+        if isinstance(event, CallFinished):
+            ok = event.decision.approved and not event.result.is_error
+            return {"sessionUpdate": "tool_call_update", "toolCallId": event.call.id,
+                    "status": "completed" if ok else "failed",
+                    "content": [_text_content(event.result.content)]}
+        return None
+
+    def _proposed(self, call: ToolCall) -> dict[str, Any]:
+        tool = self.tools.get(call.name)
+        paths = [str(call.arguments[a]) for a in (tool.path_arguments if tool else ())
+                 if isinstance(call.arguments.get(a), str)]
+        update: dict[str, Any] = {
+            "sessionUpdate": "tool_call", "toolCallId": call.id,
+            "title": tool.summary(call.arguments) if tool else call.name,
+            "kind": KINDS.get(call.name, "other"), "status": "pending",
+            "rawInput": call.wire_arguments,
+            "locations": [{"path": str(Path(self.workspace, p))} for p in paths]}
+        diff = file_diff(call, self.workspace)
+        if diff is not None:
+            update["content"] = [diff]
+        return update
+
+
+def file_diff(call: ToolCall, workspace: str) -> dict[str, Any] | None:
+    """ACP diff content for write_file / edit_file: the file before and after."""
+    args = call.arguments
+    if call.name not in ("write_file", "edit_file") or not isinstance(args.get("path"), str):
+        return None
+    path = Path(workspace, str(args["path"]))
+    try:
+        old: str | None = read_regular(path).decode("utf-8")
+    except (OSError, ValueError):  # a FIFO, a device, too large, not UTF-8, a NUL in it
+        old = None
+    if call.name == "write_file":
+        new = str(args.get("content", ""))
+    elif old is None:
+        return None
+    else:
+        count = -1 if args.get("replace_all") else 1
+        new = old.replace(str(args.get("old_string", "")), str(args.get("new_string", "")),
+                          count)
+    return {"type": "diff", "path": str(path), "oldText": old, "newText": new}
+
+
+def _text_content(text: str) -> dict[str, Any]:
+    return {"type": "content", "content": {"type": "text", "text": text}}
+
+
+@dataclass
+class EditorSession:
+    """One ACP session: an Agent, its approver and whether its prompt was cancelled."""
+
+    agent: Agent
+    approver: EditorApprover
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass
+class AcpServer:
+    """Answers the editor's requests; one Agent per session."""
+
+    connection: Connection
+    make_agent: AgentFactory
+    sessions: dict[str, EditorSession] = field(default_factory=dict)
+
+    def serve(self) -> int:
+        """Run until the editor closes stdin; then every session's MCP servers stop."""
+        try:
+            self.connection.serve(self.handle)
+        finally:
+            for session in self.sessions.values():
+                session.agent.close()
+        return 0
+
+    def handle(self, method: str, params: Mapping[str, Any], reply: Reply | None) -> None:
+        """Dispatch one request or notification."""
+        handlers: dict[str, Callable[[Mapping[str, Any]], dict[str, Any] | None]] = {
+            "initialize": self._initialize, "authenticate": lambda p: {},
+            "session/new": self._new_session, "session/set_mode": self._set_mode,
+            "session/cancel": self._cancel}
+        if method == "session/prompt" and reply is not None:
+            self._session(params).approver.cancelled.clear()
+            threading.Thread(target=self._prompt, args=(params, reply), daemon=True,
+                             name="acp-prompt").start()
+            return
+        handler = handlers.get(method)
+        if handler is None:
+            if reply is not None:
+                reply.error(METHOD_NOT_FOUND, f"saikish does not know {method}")
+            return
+        try:
+            result = handler(params)
+        except SaikishError as exc:  # a bad agent.yml or model: one clear line for the editor
+            raise RpcError(INVALID_PARAMS, str(exc)) from None
+        if reply is not None:
+            reply.result(result)
+
+    def _initialize(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        return {"protocolVersion": PROTOCOL_VERSION,
+                "agentCapabilities": {"loadSession": False, "promptCapabilities": {
+                    "image": False, "audio": False, "embeddedContext": True}},
+                "authMethods": [], "agentInfo": {"name": "saikish", "version": __version__}}
+
+    def _new_session(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        cwd = params.get("cwd")
+        if not isinstance(cwd, str) or not Path(cwd).is_absolute():
+            raise RpcError(INVALID_PARAMS, "session/new needs cwd, an absolute path")
+        if not os.path.isdir(cwd):  # False for a NUL or a lone surrogate in it, too
+            raise RpcError(INVALID_PARAMS, f"session/new: cwd {cwd[:200]!r} is not a directory")
+        try:
+            servers = from_editor(params.get("mcpServers"))
+        except ValueError as exc:
+            raise RpcError(INVALID_PARAMS, f"session/new: {exc}") from None
+        session_id = uuid.uuid4().hex
+        approver = EditorApprover(self.connection, session_id)
+        agent = self.make_agent(cwd, approver, servers)
+        agent.subscribe(EditorUpdates(self.connection, session_id, agent.executor.tools,
+                                      agent.executor.session.workspace))
+        self.sessions[session_id] = EditorSession(agent, approver)
+        stored = agent.executor.session  # the session file session/load will read later
+        meta = {"saikish": {"session": stored.id, "transcriptPath": str(
+            stored.transcript.path)}} if stored.transcript is not None else {}
+        return {"sessionId": session_id, "modes": _modes(stored.mode),
+                **({"_meta": meta} if meta else {})}
+
+    def _set_mode(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        try:
+            mode = Mode(params.get("modeId"))
+        except ValueError:
+            raise RpcError(INVALID_PARAMS, f"unknown mode {params.get('modeId')!r}; use one "
+                                           f"of {', '.join(m.value for m in Mode)}") from None
+        self._session(params).agent.executor.session.mode = mode
+        return {}
+
+    def _cancel(self, params: Mapping[str, Any]) -> None:
+        session = self._session(params)
+        session.approver.cancelled.set()
+        session.agent.cancel()  # kills a running command, runs no further call
+
+    def _prompt(self, params: Mapping[str, Any], reply: Reply) -> None:
+        session = self._session(params)
+        text = prompt_text(params.get("prompt"))
+        with session.lock:  # one prompt at a time per session
+            try:
+                result = session.agent.send(text)
+            except Exception as exc:  # a bug must answer the request, not hang the editor
+                reply.error(INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+                return
+        if result.exit_reason == ERROR:
+            reply.error(INTERNAL_ERROR, result.message)
+        elif session.approver.cancelled.is_set():
+            reply.result({"stopReason": "cancelled"})
+        else:
+            reply.result({"stopReason": "max_turn_requests"
+                          if result.exit_reason == MAX_ITERATIONS else "end_turn"})
+
+    def _session(self, params: Mapping[str, Any]) -> EditorSession:
+        session = self.sessions.get(str(params.get("sessionId")))
+        if session is None:
+            raise RpcError(INVALID_PARAMS, f"no session {params.get('sessionId')!r}")
+        return session
+
+
+def prompt_text(blocks: Any) -> str:
+    """The prompt's text blocks (and resource links, named), as one message."""
+    parts = []
+    for block in blocks if isinstance(blocks, list) else []:
+        if not isinstance(block, Mapping):
+            continue
+        if block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif block.get("type") == "resource_link":
+            parts.append(f"[{block.get('name', '')}]({block.get('uri', '')})")
+        elif block.get("type") == "resource":
+            resource = block.get("resource") or {}
+            parts.append(f"{resource.get('uri', '')}:\n{resource.get('text', '')}")
+    return "\n".join(parts)
+
+
+def _modes(current: Mode) -> dict[str, Any]:
+    return {"currentModeId": current.value,
+            "availableModes": [{"id": m.value, "name": MODES[m]} for m in Mode]}

@@ -1,0 +1,1 @@
+"""The command line: the main entry and one module per subcommand."""

@@ -1,0 +1,1 @@
+"""Settings: layered agent.yml files, their schema, paths, and Claude Code imports."""

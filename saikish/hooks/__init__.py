@@ -1,0 +1,1 @@
+"""Claude Code-compatible command hooks: their config, wire format, and runner."""

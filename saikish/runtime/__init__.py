@@ -1,0 +1,1 @@
+"""Running one session: the agent loop, the executor, the session, approvals and events."""
