@@ -24,9 +24,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from saikish.config.layers import Config, LLMConfig
+from saikish.cost import Spend
 from saikish.models.base import AssistantMessage, Message, TextSink, ToolResults, UserMessage
 from saikish.runtime.agent import Agent
-from saikish.runtime.cost import Spend
+from saikish.runtime.resume import resume
 from saikish.sessions.catalog import read_info
 from saikish.sessions.log import SessionLog
 from saikish.sessions.records import (
@@ -34,7 +35,6 @@ from saikish.sessions.records import (
     message_record,
     spend_record,
 )
-from saikish.sessions.resume import resume
 from saikish.tools.base import Tool
 from saikish.types import StopReason, ToolCall, ToolResult, Turn, Usage
 

@@ -46,7 +46,7 @@ def _check(command: str) -> Callable[[Path], str]:
 
 
 def _allowlist(tmp: Path) -> str:
-    from saikish.store.allowlist import read_state
+    from saikish.config.allowlist import read_state
 
     path = tmp / "allowlist.yaml"
     lines, size, n = ["allow:\n"], 7, 0

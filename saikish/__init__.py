@@ -13,16 +13,7 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from saikish.errors import ConfigError, ModelError, RuleError, SaikishError, UsageError
-    from saikish.runtime.agent import Agent, RunResult
-    from saikish.runtime.approval import (
-        ApprovalRequest,
-        Approver,
-        AskReason,
-        ConfirmHooks,
-        DeadlineApprover,
-        NoTerminalApprover,
-    )
-    from saikish.runtime.events import (
+    from saikish.events import (
         CallDecided,
         CallFinished,
         CallProgress,
@@ -41,6 +32,15 @@ if TYPE_CHECKING:
         TurnStarted,
         UsageReported,
     )
+    from saikish.runtime.agent import Agent, RunResult
+    from saikish.runtime.approval import (
+        ApprovalRequest,
+        Approver,
+        AskReason,
+        ConfirmHooks,
+        DeadlineApprover,
+        NoTerminalApprover,
+    )
     from saikish.tools.base import Tool, ToolOutput
     from saikish.tools.function import ToolContext, Toolset, tool
     from saikish.types import Autonomy, Decision, Mode, Outcome, Risk, Source, ToolCall, ToolResult
@@ -50,7 +50,7 @@ _HOMES = {
     "saikish.runtime.approval": ("ApprovalRequest", "Approver", "AskReason", "ConfirmHooks",
                          "DeadlineApprover", "NoTerminalApprover"),
     "saikish.errors": ("ConfigError", "ModelError", "RuleError", "SaikishError", "UsageError"),
-    "saikish.runtime.events": ("CallDecided", "CallFinished", "CallProgress", "CallProposed",
+    "saikish.events": ("CallDecided", "CallFinished", "CallProgress", "CallProposed",
                        "CallStarted", "Compacted", "ErrorOccurred", "Event", "EventBus",
                        "FilesChanged", "Notice", "RetryNotice", "RunEnded", "TextDelta",
                        "TurnEnded", "TurnStarted",

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from saikish.runtime.events import (
+from saikish.events import (
     CallDecided,
     CallFinished,
     CallProgress,

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from saikish.config.allowlist import Allowlist, AllowlistError
 from saikish.config.layers import Config
 from saikish.engine.rules import parse_rule
 from saikish.runtime.session import Session
-from saikish.store.allowlist import Allowlist, AllowlistError
 from tests.conftest import Run
 
 HAND_WRITTEN = """\

@@ -79,7 +79,7 @@ def test_the_package_exports_the_documented_surface() -> None:
 
 
 def test_every_event_type_is_exported() -> None:
-    from saikish.runtime.events import EVENT_TYPES
+    from saikish.events import EVENT_TYPES
 
     for kind in EVENT_TYPES:
         assert getattr(saikish, kind.__name__) is kind, kind

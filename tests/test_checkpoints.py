@@ -17,7 +17,7 @@ from saikish.checkpoints.ledger import history
 from saikish.checkpoints.store import Checkpoints
 from saikish.checkpoints.values import Checkpoint, CheckpointError, Limits, undone
 from saikish.config.layers import Config
-from saikish.runtime.events import Event, FilesChanged, Recorder
+from saikish.events import Event, FilesChanged, Recorder
 from saikish.runtime.executor import Executor
 from saikish.runtime.session import Session
 from saikish.tools import builtin_tools

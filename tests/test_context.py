@@ -18,6 +18,7 @@ from saikish.context.probe import window_from_models, window_from_ollama, window
 from saikish.context.tokens import messages_tokens
 from saikish.context.window import ContextWindow, window_from_error
 from saikish.errors import ModelError
+from saikish.events import Compacted, Notice
 from saikish.models.base import (
     AssistantMessage,
     Message,
@@ -27,7 +28,6 @@ from saikish.models.base import (
 )
 from saikish.models.openai_compat import OpenAICompatModel
 from saikish.runtime.agent import Agent
-from saikish.runtime.events import Compacted, Notice
 from saikish.sessions.log import SessionLog
 from saikish.sessions.records import message_record
 from saikish.sessions.replay import read_records, repair, replay

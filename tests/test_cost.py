@@ -12,7 +12,7 @@ import pytest
 
 from saikish.config.layers import load_config
 from saikish.config.model_table import ModelTable, match
-from saikish.runtime.cost import Meter, Price, dollars
+from saikish.cost import Meter, Price, dollars
 from saikish.types import Usage
 from tests.test_providers import anthropic_model, complete, fixtures, load, openai_model
 from tests.wire_server import Reply, serve

@@ -1,4 +1,4 @@
-"""The event stream (saikish/runtime/events.py): a subscriber's failure never ends the work.
+"""The event stream (saikish/events.py): a subscriber's failure never ends the work.
 
 Before, an `edit_file` call without `new_string` made the transcript's decision record
 raise while it drew the diff, the error reached the executor through publish(), and
@@ -17,8 +17,8 @@ from rich.console import Console
 from saikish.acp.server import file_diff
 from saikish.config.layers import Config
 from saikish.engine.policy import decide
+from saikish.events import CallProposed, Event, EventBus, Notice, Recorder, TextDelta
 from saikish.runtime.approval import ApprovalRequest
-from saikish.runtime.events import CallProposed, Event, EventBus, Notice, Recorder, TextDelta
 from saikish.runtime.session import Session
 from saikish.tools import builtin_tools
 from saikish.types import ToolCall

@@ -9,10 +9,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from saikish.config.allowlist import Allowlist, AllowlistError, _nonempty, _texts, parse_state
 from saikish.config.layers import merge, read_layer
 from saikish.engine.rules import parse_rule
 from saikish.errors import ConfigError, RuleError
-from saikish.store.allowlist import Allowlist, AllowlistError, _nonempty, _texts, parse_state
 
 # Bounded so the suite stays fast; SAIKISH_FUZZ_EXAMPLES=5000 for a longer hunt.
 BOUNDED = settings(max_examples=int(os.environ.get("SAIKISH_FUZZ_EXAMPLES", "200")),

@@ -112,7 +112,7 @@ def test_max_iterations_is_a_warning(cli: CLI, tmp_path: Path) -> None:
 
 
 def test_docs_name_every_event_source_and_decision() -> None:
-    from saikish.runtime.events import EVENT_TYPES
+    from saikish.events import EVENT_TYPES
     from saikish.types import Outcome, Risk, Source
     from saikish.vocabulary import EXIT_REASONS
 

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from saikish.config.layers import load_config
+from saikish.events import Notice, TurnStarted
 from saikish.models.base import UserMessage
 from saikish.models.script import ScriptModel, parse_turns
 from saikish.runtime.agent import Agent
-from saikish.runtime.events import Notice, TurnStarted
 from tests.conftest import Run, write_script
 from tests.hookscripts import CONTEXT, STOP_ONCE, install
 

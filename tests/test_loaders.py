@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from saikish.config.allowlist import Allowlist
 from saikish.config.layers import Config
 from saikish.engine.rules import parse_rule
 from saikish.runtime.session import Session
-from saikish.store.allowlist import Allowlist
 from tests.conftest import ROOT, Run, write_script
 
 CLI = Callable[..., Run]

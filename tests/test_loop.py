@@ -6,13 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from saikish.config.allowlist import Allowlist
 from saikish.config.layers import Config
 from saikish.models.base import ToolResults
 from saikish.models.script import ScriptModel, parse_turns
 from saikish.runtime.agent import Agent
 from saikish.runtime.executor import ApprovalRequest, Executor
 from saikish.runtime.session import Session
-from saikish.store.allowlist import Allowlist
 from saikish.tools import RunContext, builtin_tools
 from saikish.types import Decision, Source
 

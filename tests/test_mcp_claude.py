@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from saikish.config import paths
+from saikish.config.trust import load_config_trusted
 from saikish.mcp.expansion import UnsetVariable, expand
 from saikish.models.base import ToolResults
 from saikish.runtime.agent import Agent
-from saikish.store.trust import load_config_trusted
+from saikish.store import paths
 from tests.conftest import Run
 from tests.test_mcp_e2e import FIXTURE, _running, calls_script, run_json
 

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from saikish.config import paths
+from saikish.store import paths
 from tests.conftest import Run
 from tests.test_mcp_e2e import FIXTURE, calls_script, run_json
 

@@ -19,6 +19,7 @@ from rich.console import Console
 
 from saikish.config.layers import Config
 from saikish.engine.policy import decide
+from saikish.inert import inert
 from saikish.runtime.approval import Withdrawal
 from saikish.runtime.executor import ApprovalRequest
 from saikish.runtime.session import Session
@@ -26,7 +27,6 @@ from saikish.tools import builtin_tools
 from saikish.types import Decision, Outcome, Scope, Source, ToolCall, ToolResult
 from saikish.ui.approver import TerminalApprover
 from saikish.ui.box import FittedBox
-from saikish.ui.inert import inert
 from saikish.ui.preview import approval_panel, approval_parts
 from saikish.ui.prompt import Choice, Drawn, Frame, PromptOptions, ask_choice
 from saikish.ui.record import DecisionRecord

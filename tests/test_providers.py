@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from saikish.errors import ModelError
+from saikish.events import RetryNotice
 from saikish.models.anthropic_model import AnthropicModel
 from saikish.models.base import AssistantMessage, Message, ToolResults, UserMessage
 from saikish.models.openai_compat import OpenAICompatModel, ollama_url
 from saikish.runtime.agent import Agent
-from saikish.runtime.events import RetryNotice
 from saikish.runtime.subscribers import StreamJson
 from saikish.tools import builtin_tools
 from saikish.types import StopReason, ToolResult, Turn, Usage

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from saikish.config.allowlist import Allowlist
 from saikish.config.layers import Config
 from saikish.engine.rules import parse_rule
 from saikish.runtime.session import Session
-from saikish.store.allowlist import Allowlist
 from saikish.tools import builtin_tools
 from saikish.types import Scope, ToolCall, Verdict
 from tests.conftest import Run
@@ -181,9 +181,9 @@ def test_the_box_says_where_remember_saves_before_it_is_chosen(ws: Path) -> None
 
     from rich.console import Console
 
+    from saikish.cli.compose import make_session
     from saikish.cli.main import build_parser
     from saikish.engine.policy import decide
-    from saikish.runtime.compose import make_session
     from saikish.runtime.executor import ApprovalRequest
     from saikish.ui.preview import approval_panel
 
@@ -219,7 +219,7 @@ def test_allowlist_add_and_always_both_default_to_this_project(cli: CLI, ws: Pat
         Path(os.environ["SAIKISH_CONFIG_DIR"]) / "allowlist.yaml")).remember(["Bash(ls *)"], True)
     assert f"Bash(ls *) for this project ({ws})" in note
     assert cli("allowlist", "add", "--global", "Bash(npm test *)").code == 0
-    from saikish.store.allowlist import read_state
+    from saikish.config.allowlist import read_state
 
     state = read_state(Path(os.environ["SAIKISH_CONFIG_DIR"]) / "allowlist.yaml")
     assert [r.text for r in state.allow] == ["Bash(npm test *)"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from saikish.errors import ModelError
-from saikish.runtime.events import RetryNotice
+from saikish.events import RetryNotice
 from tests.test_providers import complete, waits
 from tests.test_stream_faults import APIS, answer, model
 from tests.wire_server import Reply, serve

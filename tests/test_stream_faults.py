@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from saikish.errors import ModelError
+from saikish.events import RetryNotice
 from saikish.models.remote import Remote, StreamFailure, timeout_problem
-from saikish.runtime.events import RetryNotice
 from saikish.types import StopReason, Turn
 from tests.conftest import Run
 from tests.test_providers import anthropic_model, chunk, complete, openai_model, sse, waits

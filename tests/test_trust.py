@@ -11,8 +11,8 @@ import pytest
 
 from saikish.config.file import Layer
 from saikish.config.layers import load_effective
+from saikish.config.trust import TrustStore, load_config_trusted
 from saikish.models.openai_compat import OpenAICompatModel
-from saikish.store.trust import TrustStore, load_config_trusted
 from tests.conftest import Run, write_script
 
 CLI = Callable[..., Run]

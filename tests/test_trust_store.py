@@ -1,4 +1,4 @@
-"""The trust store under concurrency, and what trust covers (saikish/store/trust.py, §4.8).
+"""The trust store under concurrency, and what trust covers (saikish/config/trust.py, §4.8).
 
 Before: with no lock, 16 concurrent `saikish trust` kept about half of the answers, a
 `trust --revoke` racing other trusts was undone; and trust covered agent.yml's bytes

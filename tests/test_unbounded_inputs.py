@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from saikish.config.layers import load_config
+from saikish.events import Notice, Recorder
 from saikish.models.base import UserMessage
 from saikish.models.script import ScriptModel, parse_turns
 from saikish.runtime.agent import Agent
-from saikish.runtime.events import Notice, Recorder
 from tests.conftest import ROOT, Run, write_script
 from tests.test_providers import chunk, sse
 from tests.wire_server import Reply, serve

@@ -27,10 +27,7 @@ from saikish.acp.jsonrpc import (
     RpcError,
 )
 from saikish.errors import SaikishError
-from saikish.mcp.config import ServerTable, from_editor
-from saikish.runtime.agent import Agent
-from saikish.runtime.approval import ApprovalRequest, Approver
-from saikish.runtime.events import (
+from saikish.events import (
     CallDecided,
     CallFinished,
     CallProposed,
@@ -38,6 +35,9 @@ from saikish.runtime.events import (
     Event,
     TextDelta,
 )
+from saikish.mcp.config import ServerTable, from_editor
+from saikish.runtime.agent import Agent
+from saikish.runtime.approval import ApprovalRequest, Approver
 from saikish.store.readfile import read_regular
 from saikish.tools.base import Tool
 from saikish.types import Decision, Mode, Source, ToolCall

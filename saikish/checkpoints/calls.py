@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 from saikish.checkpoints.store import Checkpoints
 from saikish.checkpoints.values import CheckpointError
-from saikish.runtime.events import Event, FilesChanged, Notice
+from saikish.events import Event, FilesChanged, Notice
 from saikish.types import Decision, Risk, Source, ToolCall
 
 # The built-in tools that can change files in the workspace (docs/SPEC.md §3).

@@ -13,10 +13,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from saikish.cli.compose import Streams, parse_args
 from saikish.config.layers import Config, Layer, merge, project_layers, read_layers
-from saikish.runtime.compose import Streams, parse_args
-from saikish.store.trust import TrustStore, ignored_in, load_config_trusted
-from saikish.ui.inert import inert
+from saikish.config.trust import TrustStore, ignored_in, load_config_trusted
+from saikish.inert import inert
 from saikish.ui.settings import config_table
 
 

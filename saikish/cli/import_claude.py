@@ -16,13 +16,13 @@ from typing import Any
 
 import yaml
 
+from saikish.cli.compose import Streams, parse_args
 from saikish.config.claude_import import convert
 from saikish.config.file import read_layer_text
-from saikish.config.yamlfile import read_text
 from saikish.errors import ConfigError
-from saikish.runtime.compose import Streams, parse_args
+from saikish.inert import inert
 from saikish.store.atomic import atomic_write
-from saikish.ui.inert import inert
+from saikish.store.yamlfile import read_text
 
 
 def import_parser() -> argparse.ArgumentParser:

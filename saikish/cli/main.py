@@ -14,8 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from saikish import __version__
-from saikish.cli.signals import Terminated, signals_end_the_run
-from saikish.runtime.compose import (
+from saikish.cli.compose import (
     Streams,
     build_agent,
     make_session,
@@ -25,6 +24,7 @@ from saikish.runtime.compose import (
     timeout_s,
     timeout_seconds,
 )
+from saikish.cli.signals import Terminated, signals_end_the_run
 
 if TYPE_CHECKING:
     from saikish.config.layers import Config
@@ -147,7 +147,7 @@ def _silence(stream: TextIO) -> None:
 
 def _say(io: Streams, text: str) -> None:
     """One line on stderr, made inert: it may quote a server's or a hostile file's text."""
-    from saikish.ui.inert import inert
+    from saikish.inert import inert
 
     with contextlib.suppress(OSError, ValueError):  # the terminal may be gone (SIGHUP)
         print(f"saikish: {inert(text)}", file=io.stderr)
@@ -204,8 +204,8 @@ def run(args: argparse.Namespace, io: Streams) -> int:
     """Load the config, pick the model, and run one-shot or the REPL."""
     from pathlib import Path
 
+    from saikish.config.trust import ask_on, load_config_trusted
     from saikish.models import parse_spec
-    from saikish.store.trust import ask_on, load_config_trusted
 
     args.timeout = timeout_seconds(args.timeout)
     if args.remote is not None:  # a bad address is a usage error before anything starts
@@ -271,8 +271,8 @@ def _chosen_session(args: argparse.Namespace, workspace: str, io: Streams, repl:
 def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session: Session,
              io: Streams, chosen: SessionInfo | None = None) -> int:
     """`-p PROMPT`: run to completion, print the answer (or JSON), return the exit code."""
+    from saikish.runtime.resume import resumed_line, start
     from saikish.runtime.subscribers import JsonResult, StreamJson
-    from saikish.sessions.resume import resumed_line, start
     from saikish.ui.parts import stream_console
 
     prompt = io.stdin.read() if args.prompt == "-" else args.prompt
@@ -343,7 +343,7 @@ def _print_error_json(args: argparse.Namespace, message: str, io: Streams) -> No
         return
     import json
 
-    from saikish.runtime.events import RunEnded
+    from saikish.events import RunEnded
     from saikish.runtime.subscribers import JsonResult
     from saikish.vocabulary import ERROR
 

@@ -12,16 +12,16 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from saikish.config import paths
+from saikish.cli.compose import Streams, parse_args
 from saikish.config.file import read_layer_text
-from saikish.config.yamlfile import read_text
+from saikish.config.trust import load_config_trusted
 from saikish.errors import UsageError
+from saikish.inert import inert
 from saikish.mcp.config import McpServer, ServerTable, server_name
 from saikish.mcp.edit import EditError, add_server, remove_server
-from saikish.runtime.compose import Streams, parse_args
+from saikish.store import paths
 from saikish.store.atomic import atomic_write
-from saikish.store.trust import load_config_trusted
-from saikish.ui.inert import inert
+from saikish.store.yamlfile import read_text
 
 
 def mcp_parser() -> argparse.ArgumentParser:

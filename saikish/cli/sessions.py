@@ -8,12 +8,12 @@ import json
 import os
 from typing import TYPE_CHECKING
 
+from saikish.cli.compose import Streams, parse_args
 from saikish.errors import UsageError
-from saikish.runtime.compose import Streams, parse_args
+from saikish.runtime.resume import session_folder
 from saikish.sessions.catalog import SessionInfo, find_session, latest, list_sessions
 from saikish.sessions.log import SessionBusy, SessionLog
 from saikish.sessions.replay import read_records
-from saikish.sessions.resume import session_folder
 
 if TYPE_CHECKING:
     from rich.console import Console

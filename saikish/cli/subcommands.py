@@ -12,15 +12,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from saikish.config import paths
+from saikish.cli.compose import Streams, parse_args
+from saikish.config.allowlist import HEADER, Allowlist, project_root, read_state
 from saikish.config.rule_hints import claude_code_hint, never_matches, unknown_tool_warnings
+from saikish.config.trust import load_config_trusted
 from saikish.engine.policy import Context, decide
 from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import RuleError, UsageError
-from saikish.runtime.compose import Streams, parse_args
 from saikish.runtime.session import Session, relative_path_rule
-from saikish.store.allowlist import HEADER, Allowlist, project_root, read_state
-from saikish.store.trust import load_config_trusted
+from saikish.store import paths
 from saikish.tools import builtin_tools
 from saikish.tools.base import Tool
 from saikish.tools.sandbox.launcher import (
@@ -282,7 +282,7 @@ def check_json(assessment: Assessment) -> dict[str, Any]:
 def _print_check(call: ToolCall, assessment: Assessment, io: Streams) -> None:
     from rich.text import Text
 
-    from saikish.ui.inert import inert
+    from saikish.inert import inert
     from saikish.ui.parts import CommandTable, risk_label, stream_console
 
     console = stream_console(io.stdout)
@@ -456,7 +456,7 @@ def acp(argv: list[str], io: Streams) -> int:
     """`saikish acp`: an Agent Client Protocol agent on stdin/stdout (docs/SPEC.md §7.4)."""
     from saikish.acp.jsonrpc import Connection
     from saikish.acp.server import AcpServer
-    from saikish.runtime.compose import editor_agents
+    from saikish.cli.compose import editor_agents
 
     parser = argparse.ArgumentParser(
         prog="saikish acp", description="Serve the Agent Client Protocol on stdio, for "

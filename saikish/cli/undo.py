@@ -9,9 +9,9 @@ from typing import TextIO
 
 from saikish.checkpoints.store import Checkpoints
 from saikish.checkpoints.values import NoCheckpoints, UndoPlan
-from saikish.config import paths
+from saikish.cli.compose import Streams, parse_args
 from saikish.errors import UsageError
-from saikish.runtime.compose import Streams, parse_args
+from saikish.store import paths
 from saikish.ui.parts import stream_console
 from saikish.ui.undo_view import checkpoint_table, plan_view, undone_line
 

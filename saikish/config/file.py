@@ -15,7 +15,12 @@ import yaml
 
 from saikish.config.model_table import PRICE_KEYS
 from saikish.config.rule_hints import never_matches
-from saikish.config.yamlfile import (
+from saikish.cost import Price
+from saikish.engine.rules import Rule, parse_rule
+from saikish.errors import ConfigError, RuleError
+from saikish.hooks.config import read_hooks
+from saikish.mcp.config import read_servers
+from saikish.store.yamlfile import (
     STD,
     check_tag,
     compose,
@@ -25,11 +30,6 @@ from saikish.config.yamlfile import (
     plain,
     read_text,
 )
-from saikish.engine.rules import Rule, parse_rule
-from saikish.errors import ConfigError, RuleError
-from saikish.hooks.config import read_hooks
-from saikish.mcp.config import read_servers
-from saikish.runtime.cost import Price
 from saikish.types import Autonomy, Mode
 
 PROVIDERS = ("openai", "anthropic", "ollama", "script", "demo")

@@ -18,7 +18,6 @@ from typing import Any
 
 import yaml
 
-from saikish.config import paths
 from saikish.config.file import (
     OPAQUE,
     PROVIDERS,
@@ -29,12 +28,13 @@ from saikish.config.file import (
     read_layer,
     read_mcp_json,
 )
-from saikish.config.yamlfile import yaml_problem
+from saikish.cost import Price
 from saikish.engine.rules import Rule
 from saikish.errors import ConfigError
 from saikish.hooks.config import HookTable
 from saikish.mcp.config import ServerTable
-from saikish.runtime.cost import Price
+from saikish.store import paths
+from saikish.store.yamlfile import yaml_problem
 from saikish.tools.sandbox.placeholders import is_stand_in
 from saikish.types import Autonomy, Mode
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from saikish.runtime.cost import Price
+from saikish.cost import Price
 
 PROVIDERS_WITH_TABLE = ("openai", "anthropic", "ollama")
 PRICE_KEYS = {"input": "input", "output": "output", "cachedInput": "cached_input",

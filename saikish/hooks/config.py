@@ -20,8 +20,8 @@ from pathlib import Path
 
 import yaml
 
-from saikish.config.yamlfile import check_tag, entries, is_null, line_of, plain, seconds
 from saikish.errors import ConfigError
+from saikish.store.yamlfile import check_tag, entries, is_null, line_of, plain, seconds
 
 # The events saikish produces; the rest of Claude Code's are read, said once, never run.
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart",

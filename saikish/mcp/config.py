@@ -27,8 +27,8 @@ from typing import Any
 
 import yaml
 
-from saikish.config.yamlfile import entries, is_null, line_of, plain, seconds
 from saikish.errors import ConfigError
+from saikish.store.yamlfile import entries, is_null, line_of, plain, seconds
 
 SERVER_KEYS = ("type", "command", "args", "env", "cwd", "url", "headers", "timeout",
                "trustAnnotations", "includeTools", "excludeTools")

@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
-from saikish.config.yamlfile import compose, is_null
 from saikish.errors import SaikishError
+from saikish.store.yamlfile import compose, is_null
 
 KEY = "mcpServers"
 

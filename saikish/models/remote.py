@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from saikish.errors import ModelError
+from saikish.events import RetryNotice
 from saikish.models.base import TextSink
 from saikish.models.http_errors import HttpProblem, backoff, classify
 from saikish.models.sse import BadStream, whole_json
 from saikish.models.waiting import HOSTED, Waits, Watchdog
-from saikish.runtime.events import RetryNotice
 from saikish.types import Turn
 
 MAX_ATTEMPTS = 4

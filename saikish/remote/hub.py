@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from saikish import __version__
+from saikish.events import CallDecided, CallFinished, Event
 from saikish.remote.protocol import (
     ApprovalResponse,
     ProtocolError,
@@ -28,7 +29,6 @@ from saikish.remote.protocol import (
 )
 from saikish.remote.view import approval_needed
 from saikish.runtime.approval import ApprovalRequest, Withdrawal
-from saikish.runtime.events import CallDecided, CallFinished, Event
 from saikish.runtime.session import Session
 from saikish.store.audit import decision_entry, redact_text
 from saikish.types import Autonomy, Decision, Source

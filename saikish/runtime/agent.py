@@ -10,7 +10,22 @@ from saikish.config.layers import Config
 from saikish.config.model_table import ModelTable
 from saikish.context.instructions import Instructions, load_instructions, system_prompt
 from saikish.context.keeper import Compaction
+from saikish.cost import Meter
 from saikish.errors import ModelError, SaikishError
+from saikish.events import (
+    CallDecided,
+    CallFinished,
+    CallProposed,
+    ErrorOccurred,
+    Event,
+    EventBus,
+    Notice,
+    Recorder,
+    RunEnded,
+    Subscriber,
+    TurnEnded,
+    TurnStarted,
+)
 from saikish.hooks.runner import Hooks
 from saikish.models.base import (
     Message,
@@ -27,21 +42,6 @@ from saikish.runtime.approval import (
     NoTerminalApprover,
 )
 from saikish.runtime.conversation import Conversation
-from saikish.runtime.cost import Meter
-from saikish.runtime.events import (
-    CallDecided,
-    CallFinished,
-    CallProposed,
-    ErrorOccurred,
-    Event,
-    EventBus,
-    Notice,
-    Recorder,
-    RunEnded,
-    Subscriber,
-    TurnEnded,
-    TurnStarted,
-)
 from saikish.runtime.executor import BatchOutcome, CallRecord, Executor
 from saikish.runtime.model_calls import ModelCalls
 from saikish.runtime.session import Session, new_session_id
@@ -133,7 +133,7 @@ class Agent:
 
     def read_instructions(self) -> Instructions:
         """(Re)read the workspace's AGENTS.md files into the system prompt (§10.1)."""
-        from saikish.config import paths
+        from saikish.store import paths
 
         config = self.executor.session.config
         self.instructions = load_instructions(Path(self.executor.session.workspace),

@@ -11,9 +11,7 @@ from typing import Any, Protocol
 
 from saikish.checkpoints.calls import checkpointed
 from saikish.engine.policy import decide
-from saikish.hooks.runner import Gate
-from saikish.runtime.approval import NO_TTY, ApprovalRequest, Approver, NoTerminalApprover
-from saikish.runtime.events import (
+from saikish.events import (
     CallDecided,
     CallFinished,
     CallProgress,
@@ -24,6 +22,8 @@ from saikish.runtime.events import (
     Notice,
     Subscriber,
 )
+from saikish.hooks.runner import Gate
+from saikish.runtime.approval import NO_TTY, ApprovalRequest, Approver, NoTerminalApprover
 from saikish.runtime.session import Session
 from saikish.runtime.subscribers import audit_subscriber
 from saikish.tools.base import RunContext, Tool

@@ -14,12 +14,12 @@ from saikish.config.model_table import ModelTable, model_id
 from saikish.context.keeper import Compaction, ContextKeeper
 from saikish.context.tokens import fixed_tokens
 from saikish.context.window import resolve_window
+from saikish.cost import Meter, Spend
 from saikish.errors import ModelError
+from saikish.events import Compacted, EventBus, Notice, TextDelta, UsageReported
 from saikish.models.base import AssistantMessage, Model, TextSink, ToolResults, UserMessage
 from saikish.models.remote import Remote
 from saikish.runtime.conversation import Conversation
-from saikish.runtime.cost import Meter, Spend
-from saikish.runtime.events import Compacted, EventBus, Notice, TextDelta, UsageReported
 from saikish.sessions.records import spend_record
 from saikish.tools.base import Tool
 from saikish.types import Turn, Usage

@@ -8,19 +8,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from saikish.config.layers import Config
-from saikish.engine.policy import Context, RuleSet
-from saikish.engine.rules import PATH_ARGS, Rule, parse_rule
-from saikish.engine.tiers import Containment
-from saikish.hooks.runner import Hooks
-from saikish.hooks.wire import permission_mode
-from saikish.store.allowlist import (
+from saikish.config.allowlist import (
     Allowlist,
     AllowlistError,
     AllowlistState,
     ProjectRules,
     project_root,
 )
+from saikish.config.layers import Config
+from saikish.engine.policy import Context, RuleSet
+from saikish.engine.rules import PATH_ARGS, Rule, parse_rule
+from saikish.engine.tiers import Containment
+from saikish.hooks.runner import Hooks
+from saikish.hooks.wire import permission_mode
 from saikish.store.audit import AuditLog
 from saikish.tools.base import Tool
 from saikish.tools.sandbox.launcher import SandboxMode, SandboxSetup
@@ -77,8 +77,8 @@ class Session:
         The host (and what it imports) is loaded only when a server is configured.
         """
         if len(self.config.mcp_servers):
-            from saikish.config import paths
             from saikish.mcp.host import McpHost
+            from saikish.store import paths
 
             self.mcp = McpHost(self.config.mcp_servers, self.workspace, paths.state_dir(),
                                self.config.secrets())
@@ -89,7 +89,7 @@ class Session:
         with the reason in `checkpoints_problem` when git or the state dir is missing."""
         from saikish.checkpoints.store import Checkpoints
         from saikish.checkpoints.values import CheckpointError
-        from saikish.config import paths
+        from saikish.store import paths
 
         try:
             self.checkpoints = Checkpoints.open(self.workspace, paths.state_dir())

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from saikish.runtime.events import (
+from saikish.events import (
     CallDecided,
     CallFinished,
     CallProposed,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from saikish.errors import SaikishError
-from saikish.runtime.events import CallDecided, Event
+from saikish.events import CallDecided, Event
 from saikish.sessions.records import VERSION, decision_record, redacted
 from saikish.store.jsonl import append_line
 

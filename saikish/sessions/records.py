@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from saikish.cost import Spend
+from saikish.events import CallDecided
 from saikish.models.base import AssistantMessage, Message, ToolResults, UserMessage
-from saikish.runtime.cost import Spend
-from saikish.runtime.events import CallDecided
 from saikish.store.audit import head_only, redact
 from saikish.types import StopReason, ToolCall, ToolResult, Turn, Usage
 from saikish.vocabulary import decision_fields

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from saikish.context.compaction import replace_result, summary_message
+from saikish.cost import Spend
 from saikish.errors import SaikishError
 from saikish.models.base import AssistantMessage, Message, ToolResults
-from saikish.runtime.cost import Spend
 from saikish.sessions.records import message_of, result_of, spend_of
 from saikish.types import ToolCall, ToolResult
 

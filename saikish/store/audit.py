@@ -108,7 +108,7 @@ class AuditUnwritable(SaikishError):
     """The ledger could not be written (a full or read-only disk); said once per log."""
 
     def __init__(self, path: Path, problem: OSError) -> None:
-        # The event stream says an error's `notice` as it is (saikish/runtime/events.py).
+        # The event stream says an error's `notice` as it is (saikish/events.py).
         self.notice = (f"the audit log {path} cannot be written "
                        f"({problem.strerror or problem}): decisions are not being recorded")
         super().__init__(self.notice)

@@ -27,10 +27,10 @@ from prompt_toolkit.output import Output
 from rich.console import Console
 from rich.text import Text
 
+from saikish.inert import inert
 from saikish.runtime.approval import ApprovalRequest, Withdrawal
 from saikish.types import Decision, Scope, Source, ToolCall
 from saikish.ui.box import FittedBox
-from saikish.ui.inert import inert
 from saikish.ui.preview import approval_panel, approval_parts
 from saikish.ui.prompt import (
     Choice,

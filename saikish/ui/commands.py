@@ -17,9 +17,9 @@ from saikish.config.rule_hints import (
 )
 from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import RuleError, SaikishError
+from saikish.inert import inert
 from saikish.types import Autonomy, Mode
 from saikish.ui import daily
-from saikish.ui.inert import inert
 
 if TYPE_CHECKING:
     from saikish.ui.repl import Repl
@@ -132,7 +132,7 @@ def _hooks(repl: Repl, arg: str) -> None:
 
 
 def _allowlist(repl: Repl, arg: str) -> None:
-    from saikish.store.allowlist import AllowlistState
+    from saikish.config.allowlist import AllowlistState
     from saikish.ui.scopes import scope_view
 
     session = repl.session
@@ -193,7 +193,7 @@ def _auto(repl: Repl, arg: str) -> None:
 
 
 def _audit(repl: Repl, arg: str) -> None:
-    from saikish.config import paths
+    from saikish.store import paths
     from saikish.store.audit import read_tail
     from saikish.ui.tables import audit_table
 

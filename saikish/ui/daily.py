@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from rich.panel import Panel
 from rich.text import Text
 
-from saikish.runtime.cost import dollars
-from saikish.ui.inert import inert
+from saikish.cost import dollars
+from saikish.inert import inert
 from saikish.ui.render import usage_line
 
 if TYPE_CHECKING:
@@ -70,9 +70,9 @@ def resume(repl: Repl, arg: str) -> None:
     """/resume [ID]: go on with another stored session of this workspace."""
     from prompt_toolkit import prompt
 
+    from saikish.runtime.resume import resume as resume_session
+    from saikish.runtime.resume import resumed_line, session_folder
     from saikish.sessions.catalog import find_session, list_sessions
-    from saikish.sessions.resume import resume as resume_session
-    from saikish.sessions.resume import resumed_line, session_folder
     from saikish.ui.sessions import pick_session
 
     workspace = repl.session.workspace

@@ -12,8 +12,8 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
+from saikish.inert import inert
 from saikish.types import CommandCheck, Level, Risk
-from saikish.ui.inert import inert
 
 LOG_WIDTH = 1000
 LEVEL_STYLE = {Level.LOW: "green", Level.MEDIUM: "yellow", Level.HIGH: "red",

@@ -23,11 +23,11 @@ from rich.table import Table
 from rich.text import Text
 
 from saikish.engine.bash.shell import Target, analyse
+from saikish.inert import inert
 from saikish.runtime.approval import ApprovalRequest
 from saikish.store.readfile import not_regular, read_regular
 from saikish.tools.files import apply_edit
 from saikish.types import CommandCheck, ToolCall
-from saikish.ui.inert import inert
 from saikish.ui.parts import LEVEL_STYLE, CommandTable, risk_label
 
 # Lines of a body shown in the box; the pager (v) shows all of them.

@@ -13,8 +13,8 @@ from pathlib import Path
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
+from saikish.inert import inert
 from saikish.types import ToolCall
-from saikish.ui.inert import inert
 from saikish.ui.preview import diff_stat, read_text, show_padding
 
 INDENT = "  "

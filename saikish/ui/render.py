@@ -7,8 +7,8 @@ from rich.live import Live
 from rich.markup import escape
 from rich.text import Text
 
-from saikish.runtime.cost import dollars
-from saikish.runtime.events import (
+from saikish.cost import dollars
+from saikish.events import (
     CallDecided,
     CallFinished,
     CallProgress,
@@ -18,8 +18,8 @@ from saikish.runtime.events import (
     Notice,
     RetryNotice,
 )
+from saikish.inert import inert
 from saikish.types import Assessment, Decision, Outcome, Source, ToolCall, ToolResult, Usage
-from saikish.ui.inert import inert
 from saikish.ui.record import DecisionRecord
 
 RESULT_LINES = 6

@@ -16,11 +16,11 @@ from rich.console import Console
 from rich.text import Text
 
 from saikish import __version__
-from saikish.config import paths
 from saikish.errors import UsageError
+from saikish.inert import inert
+from saikish.store import paths
 from saikish.ui.commands import COMMANDS, EXIT, run_command
 from saikish.ui.history import SafeHistory
-from saikish.ui.inert import inert
 from saikish.ui.render import MarkdownStream, error_line, usage_line
 from saikish.ui.terminal import echo_off
 
@@ -29,10 +29,10 @@ if TYPE_CHECKING:
 
     from prompt_toolkit.completion import CompleteEvent
 
+    from saikish.cli.compose import Streams
     from saikish.config.layers import Config
     from saikish.models import ModelSpec
     from saikish.remote.channel import RemoteChannel
-    from saikish.runtime.compose import Streams
     from saikish.runtime.session import Session
     from saikish.sessions.catalog import SessionInfo
 
@@ -46,8 +46,8 @@ class Repl:
     def __init__(self, config: Config, spec: ModelSpec, session: Session, io: Streams,
                  timeout_s: float | None, remote: str | None = None,
                  resumed: SessionInfo | None = None, store: bool = True) -> None:
-        from saikish.runtime.compose import build_agent
-        from saikish.sessions.resume import resumed_line, start
+        from saikish.cli.compose import build_agent
+        from saikish.runtime.resume import resumed_line, start
 
         self.config, self.spec, self.session, self.io = config, spec, session, io
         self.console = Console(file=io.stdout, highlight=False)
@@ -72,7 +72,7 @@ class Repl:
 
     def start_remote(self, where: str) -> None:
         """Serve approvals on a web page too (docs/SPEC.md §7.5); the link goes to stderr."""
-        from saikish.runtime.compose import start_remote
+        from saikish.cli.compose import start_remote
 
         self.remote = start_remote(self.agent, where, self.timeout_s, self.io)
 

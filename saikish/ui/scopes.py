@@ -9,10 +9,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from saikish.config.allowlist import AllowlistState, ProjectRules, names_project, project_root
 from saikish.config.layers import Config
 from saikish.engine.rules import Rule
-from saikish.store.allowlist import AllowlistState, ProjectRules, names_project, project_root
-from saikish.ui.inert import inert
+from saikish.inert import inert
 
 STYLE = {"deny": "red", "ask": "yellow", "allow": "green"}
 

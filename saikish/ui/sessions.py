@@ -9,9 +9,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from saikish.inert import inert
 from saikish.models.base import AssistantMessage, Message, UserMessage
 from saikish.sessions.catalog import SessionInfo
-from saikish.ui.inert import inert
 
 PROMPT_CHARS = 70
 

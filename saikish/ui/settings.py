@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from saikish.config.layers import SCALARS, Config, show_value
-from saikish.ui.inert import inert
+from saikish.inert import inert
 
 
 def config_table(config: Config) -> Table:

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from saikish.engine.policy import RuleSet
-from saikish.ui.inert import inert
+from saikish.inert import inert
 
 
 def rules_table(rules: RuleSet) -> Table:

@@ -10,8 +10,8 @@ from typing import Any
 
 from rich.text import Text
 
-from saikish.runtime.cost import dollars
-from saikish.ui.inert import inert
+from saikish.cost import dollars
+from saikish.inert import inert
 
 RESULT_LINES = 200  # of one result; the rest is counted
 Record = Mapping[str, Any]

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from saikish.checkpoints.values import Checkpoint, UndoPlan, undone
-from saikish.ui.inert import inert
+from saikish.inert import inert
 
 FILES_SHOWN = 3
 

@@ -16,7 +16,7 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from saikish.config import paths
+from saikish.store import paths
 from saikish.tools.sandbox.generated import prepare
 from saikish.tools.sandbox.layout import Files, Mount, Op, Scene, bwrap_args, host_sockets, plan
 from saikish.tools.sandbox.placeholders import Placeholders, is_stand_in

@@ -21,11 +21,7 @@ from pathlib import Path
 
 import yaml
 
-from saikish.config.rule_hints import never_matches
-from saikish.config.yamlfile import STD, check_tag, compose, is_null, line_of, plain, read_text
-from saikish.engine.rules import Rule, parse_rule
-from saikish.errors import ConfigError, RuleError
-from saikish.store.allowlist_text import (
+from saikish.config.allowlist_text import (
     HEADER,
     PROJECTS,
     SECTIONS,
@@ -41,8 +37,20 @@ from saikish.store.allowlist_text import (
     rule_yaml,
     same_dir,
 )
+from saikish.config.rule_hints import never_matches
+from saikish.engine.rules import Rule, parse_rule
+from saikish.errors import ConfigError, RuleError
 from saikish.store.atomic import atomic_write
 from saikish.store.filelock import exclusive
+from saikish.store.yamlfile import (
+    STD,
+    check_tag,
+    compose,
+    is_null,
+    line_of,
+    plain,
+    read_text,
+)
 
 __all__ = ["HEADER", "Allowlist", "AllowlistError", "AllowlistState", "ProjectRules",
            "delete_rule", "insert_rule", "names_project", "parse_state", "project_key",

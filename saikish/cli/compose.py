@@ -60,9 +60,9 @@ def make_session(args: argparse.Namespace, config: Config, workspace: str,
                  demo: bool = False, session_id: str | None = None) -> Session:
     """The Session for this run: mode and autonomy from flags over agent.yml; the id of a
     resumed session, or a new one."""
-    from saikish.config import paths
+    from saikish.config.allowlist import Allowlist
     from saikish.runtime.session import Session, new_session_id
-    from saikish.store.allowlist import Allowlist
+    from saikish.store import paths
     from saikish.store.audit import AuditLog
     from saikish.tools.sandbox.launcher import SandboxMode, start_sandbox
     from saikish.types import Autonomy, Mode
@@ -175,11 +175,11 @@ def editor_agents(args: argparse.Namespace) -> Callable[[str, Approver, ServerTa
     from dataclasses import replace
     from pathlib import Path
 
+    from saikish.config.trust import load_config_trusted
     from saikish.models import load_model, parse_spec
     from saikish.runtime.agent import Agent
     from saikish.runtime.approval import DeadlineApprover
-    from saikish.sessions.resume import record_new
-    from saikish.store.trust import load_config_trusted
+    from saikish.runtime.resume import record_new
 
     def make(cwd: str, approver: Approver, servers: ServerTable) -> Agent:
         # An editor's folder is a project like any other: its agent.yml only tightens

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from saikish import __version__
-from saikish.config import paths
-from saikish.runtime.cost import Meter
+from saikish.cost import Meter
 from saikish.sessions.catalog import SessionInfo
 from saikish.sessions.log import SessionLog, sessions_dir
 from saikish.sessions.replay import Replay, read_records, replay
+from saikish.store import paths
 
 if TYPE_CHECKING:
     from saikish.runtime.agent import Agent

@@ -20,15 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from saikish.config import paths
 from saikish.config.file import Setting
 from saikish.config.layers import Config, Ignored, Layer, merge, project_layers, read_layers
 from saikish.errors import SaikishError
 from saikish.hooks.config import HookTable
+from saikish.inert import inert
 from saikish.mcp.config import ServerTable
+from saikish.store import paths
 from saikish.store.atomic import atomic_write, file_lock, sweep_stale
 from saikish.store.readfile import sha256_regular
-from saikish.ui.inert import inert
 
 Entries = dict[str, object]
 

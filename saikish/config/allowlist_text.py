@@ -11,9 +11,9 @@ import os
 
 import yaml
 
-from saikish.config.yamlfile import compose, is_null, plain
 from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import ConfigError, RuleError, SaikishError
+from saikish.store.yamlfile import compose, is_null, plain
 
 HEADER = "# saikish allowlist: rules here apply to every session.\n"
 SECTIONS = ("allow", "deny", "ask")
