@@ -17,11 +17,12 @@ def _type_checking_only(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
 
 
-def imports_of(path: Path, known: set[str]) -> set[str]:
-    """Every saikish module `path` imports at run time (also inside functions)."""
+def imports_of(path: Path, known: set[str], typing: bool = False) -> set[str]:
+    """Every saikish module `path` imports at run time (also inside functions), and with
+    `typing` also those imported for type checking only."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skipped = {id(n) for block in ast.walk(tree) if _type_checking_only(block)
-               for n in ast.walk(block)}
+    skipped = set() if typing else {id(n) for block in ast.walk(tree)
+                                    if _type_checking_only(block) for n in ast.walk(block)}
     found: set[str] = set()
     for node in ast.walk(tree):
         if id(node) in skipped:
@@ -34,11 +35,12 @@ def imports_of(path: Path, known: set[str]) -> set[str]:
     return {name for name in found if name in known}
 
 
-def graph() -> dict[str, set[str]]:
+def graph(typing: bool = False) -> dict[str, set[str]]:
     paths = {module_name(p): p for p in PACKAGE.rglob("*.py")}
     known = set(paths)
     # `from saikish import __version__` reads the package's own attribute: no edge.
-    return {name: imports_of(path, known) - {name, "saikish"} for name, path in paths.items()}
+    return {name: imports_of(path, known, typing) - {name, "saikish"}
+            for name, path in paths.items()}
 
 
 def cycle_from(start: str, edges: dict[str, set[str]]) -> list[str] | None:
@@ -68,9 +70,41 @@ def test_nobody_imports_the_command_line() -> None:
 
 
 def test_the_layers_have_no_import_circles() -> None:
-    edges = graph()
+    """Not even through imports made for type checking only: a circle there is still two
+    modules that each need the other to be understood."""
+    edges = graph(typing=True)
     circles = [c for m in sorted(edges) if (c := cycle_from(m, edges))]
     assert circles == []
+
+
+# docs/architecture.md: each floor imports only the floors below it (or its own).
+FLOORS = (
+    ("types", "errors", "events", "cost", "inert", "vocabulary"),  # the vocabulary
+    ("engine",),  # pure decisions
+    ("store",),  # what is kept on disk
+    ("config", "tools", "hooks", "mcp", "checkpoints", "models", "context", "sessions"),
+    ("runtime",),  # one session: agent, executor, approvals
+    ("ui", "acp", "remote", "cli"),  # the front ends
+    ("__init__", "__main__"),
+)
+
+
+def floor(module: str) -> int:
+    top = "__init__" if module == "saikish" else module.split(".")[1]
+    return next(i for i, names in enumerate(FLOORS) if top in names)
+
+
+def test_no_floor_imports_a_floor_above_it() -> None:
+    edges = graph(typing=True)
+    upward = sorted(f"{m} -> {d}" for m, deps in edges.items() for d in deps
+                    if floor(d) > floor(m))
+    assert upward == []
+
+
+def test_every_module_is_on_a_floor() -> None:
+    missing = sorted(m for m in graph() if m != "saikish" and not any(
+        m.split(".")[1] in names for names in FLOORS))
+    assert missing == []
 
 
 def test_the_approval_seam_and_events_import_only_the_vocabulary() -> None:

@@ -529,7 +529,7 @@ def test_slash_tools_shows_descriptions_inert(tmp_path: Path) -> None:
     out = io.StringIO()
     repl = SimpleNamespace(agent=SimpleNamespace(tools=[tool]),
                            console=Console(file=out, force_terminal=True, width=200))
-    _tools(repl, "")  # type: ignore[arg-type]
+    _tools(repl, "")
     assert OSC_TITLE not in out.getvalue() and CLEAR not in out.getvalue()
 
 
@@ -547,7 +547,7 @@ def test_slash_mcp_shows_descriptions_inert(tmp_path: Path) -> None:
                                                    workspace=str(tmp_path)),
                            console=Console(file=out, force_terminal=True, width=200),
                            say=lambda text, style="dim": said.append(text))
-    _mcp(repl, "")  # type: ignore[arg-type]
+    _mcp(repl, "")
     assert "shout" in out.getvalue()
     assert OSC_TITLE not in out.getvalue() and CLEAR not in out.getvalue()
 

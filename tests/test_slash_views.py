@@ -28,7 +28,7 @@ def test_slash_mcp_cuts_a_description_at_a_word_and_says_so(tmp_path: Path) -> N
                                                    workspace=str(tmp_path)),
                            console=Console(file=out, width=200),
                            say=lambda text, style="dim": None)
-    _mcp(repl, "")  # type: ignore[arg-type]
+    _mcp(repl, "")
     line = next(line for line in out.getvalue().splitlines() if "mcp__srv__search" in line)
     shown = line.split("UNKNOWN", 1)[1].strip()
     assert shown.endswith("…"), shown

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from saikish.engine.toolfacts import validate
+from saikish.tools.sandbox.jobs import Job
 from saikish.types import Risk
-
-if TYPE_CHECKING:
-    from saikish.tools.sandbox.launcher import Sandbox
 
 Schema = Mapping[str, Any]
 __all__ = ["RunContext", "Schema", "Tool", "ToolOutput", "validate"]
+
+
+class Spawner(Protocol):
+    """Where a call nobody looked at runs (tools/sandbox/launcher.py's `Sandbox`)."""
+
+    def spawn(self, argv: Sequence[str], env: Mapping[str, str], marker: str) -> Job:
+        """Start `argv` inside with the allowed part of `env`."""
 
 
 @dataclass
@@ -27,7 +32,7 @@ class RunContext:
     bash_timeout: float = 120.0
     cancel: threading.Event = field(default_factory=threading.Event)
     # Set by the executor for the calls that must run inside the sandbox (docs/SPEC.md §4.9).
-    sandbox: Sandbox | None = None
+    sandbox: Spawner | None = None
     # What Tool.state said when the call was decided: the tool refuses if it changed.
     expected_state: str | None = None
     # Credential values children must not inherit (docs/SPEC.md §4.8, tools/sandbox/childenv).

@@ -1,4 +1,4 @@
-"""Slash commands of the REPL (docs/SPEC.md §9): each a small function on the Repl's state."""
+"""Slash commands of the REPL (docs/SPEC.md §9): each a small function on the REPL's state."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from saikish.types import Autonomy, Mode
 from saikish.ui import daily
 
 if TYPE_CHECKING:
-    from saikish.ui.repl import Repl
+    from saikish.ui.shellstate import ShellState
 
 EXIT = "exit"
 UNDO_DIFF_LINES = 200  # longer diffs are cut here; `saikish undo` shows all of it
@@ -34,10 +34,10 @@ class Command:
 
     usage: str
     help: str
-    run: Callable[[Repl, str], str | None]
+    run: Callable[[ShellState, str], str | None]
 
 
-def run_command(repl: Repl, line: str) -> str | None:
+def run_command(repl: ShellState, line: str) -> str | None:
     """Run `/name args`; returns EXIT to leave the REPL."""
     name, _, arg = line[1:].partition(" ")
     command = COMMANDS.get(name)
@@ -51,7 +51,7 @@ def run_command(repl: Repl, line: str) -> str | None:
         return None
 
 
-def _help(repl: Repl, arg: str) -> None:
+def _help(repl: ShellState, arg: str) -> None:
     from rich.table import Table
 
     table = Table.grid(padding=(0, 2))
@@ -63,23 +63,23 @@ def _help(repl: Repl, arg: str) -> None:
     repl.say("Enter sends · Alt-Enter or Esc Enter: new line · Ctrl-C cancels · Ctrl-D exits")
 
 
-def _exit(repl: Repl, arg: str) -> str:
+def _exit(repl: ShellState, arg: str) -> str:
     return EXIT
 
 
-def _model(repl: Repl, arg: str) -> None:
+def _model(repl: ShellState, arg: str) -> None:
     if arg:
         repl.switch_model(arg)
     repl.say(f"model: {repl.spec}")
 
 
-def _tools(repl: Repl, arg: str) -> None:
+def _tools(repl: ShellState, arg: str) -> None:
     for tool in repl.agent.tools:  # an MCP server writes these: shown inert
         repl.console.print(Text.assemble((inert(tool.name).ljust(12), "bold"),
                                          inert(tool.description)))
 
 
-def _mcp(repl: Repl, arg: str) -> None:
+def _mcp(repl: ShellState, arg: str) -> None:
     """The MCP servers: state (starting / ready N tools / failed: why) and tools with risk."""
     from rich.table import Table
 
@@ -109,7 +109,7 @@ def _mcp(repl: Repl, arg: str) -> None:
             repl.console.print(table)
 
 
-def _hooks(repl: Repl, arg: str) -> None:
+def _hooks(repl: ShellState, arg: str) -> None:
     """The hooks in force and the file and line of each (docs/SPEC.md §7.2)."""
     from rich.table import Table
 
@@ -131,7 +131,7 @@ def _hooks(repl: Repl, arg: str) -> None:
         repl.say(f"{item.origin}: hooks ignored: this project's agent.yml is not trusted", "yellow")
 
 
-def _allowlist(repl: Repl, arg: str) -> None:
+def _allowlist(repl: ShellState, arg: str) -> None:
     from saikish.config.allowlist import AllowlistState
     from saikish.ui.scopes import scope_view
 
@@ -143,25 +143,25 @@ def _allowlist(repl: Repl, arg: str) -> None:
         repl.say(error, "red")
 
 
-def _config(repl: Repl, arg: str) -> None:
+def _config(repl: ShellState, arg: str) -> None:
     from saikish.ui.settings import config_table
 
     repl.console.print(config_table(repl.session.config))
 
 
-def _allow(repl: Repl, arg: str) -> None:
+def _allow(repl: ShellState, arg: str) -> None:
     rule = _rule(arg, "/allow", repl)
     repl.session.session_rules.append(rule)
     repl.say(f"allowed for this session: {rule}")
 
 
-def _deny(repl: Repl, arg: str) -> None:
+def _deny(repl: ShellState, arg: str) -> None:
     rule = _rule(arg, "/deny", repl)
     repl.session.extra_deny += (rule,)
     repl.say(f"denied for this session: {rule}")
 
 
-def _forget(repl: Repl, arg: str) -> None:
+def _forget(repl: ShellState, arg: str) -> None:
     text = _rule(arg, "/forget").text
     found = repl.session.forget(text)
     allowlist = repl.session.allowlist
@@ -172,19 +172,19 @@ def _forget(repl: Repl, arg: str) -> None:
     repl.say(f"forgot {text}" if found else f"no session or allowlist rule {text}")
 
 
-def _mode(repl: Repl, arg: str) -> None:
+def _mode(repl: ShellState, arg: str) -> None:
     if arg:
         repl.session.mode = Mode(_choice(arg, [m.value for m in Mode], "/mode"))
     repl.say(f"mode: {repl.session.mode.value}")
 
 
-def _autonomy(repl: Repl, arg: str) -> None:
+def _autonomy(repl: ShellState, arg: str) -> None:
     if arg:
         repl.session.autonomy = Autonomy(_choice(arg, [a.value for a in Autonomy], "/autonomy"))
     repl.say(f"autonomy: {repl.session.autonomy.value}")
 
 
-def _auto(repl: Repl, arg: str) -> None:
+def _auto(repl: ShellState, arg: str) -> None:
     if not arg.isdigit():
         raise ValueError("/auto N: approve the next N calls that would ask (never escalation "
                          "or deny rules)")
@@ -192,7 +192,7 @@ def _auto(repl: Repl, arg: str) -> None:
     repl.say(f"the next {arg} calls that would ask are approved")
 
 
-def _audit(repl: Repl, arg: str) -> None:
+def _audit(repl: ShellState, arg: str) -> None:
     from saikish.store import paths
     from saikish.store.audit import read_tail
     from saikish.ui.tables import audit_table
@@ -205,7 +205,7 @@ def _audit(repl: Repl, arg: str) -> None:
     repl.console.print(audit_table(read_tail(paths.state_dir() / "audit.jsonl", count)))
 
 
-def _remote(repl: Repl, arg: str) -> None:
+def _remote(repl: ShellState, arg: str) -> None:
     """/remote [HOST:PORT]: the approval web page (docs/SPEC.md §7.5); /remote off stops it."""
     if arg == "off":
         if repl.remote is None:
@@ -218,7 +218,7 @@ def _remote(repl: Repl, arg: str) -> None:
             repl.say(line + where)
         return
     repl.start_remote(arg)
-def _undo(repl: Repl, arg: str) -> None:
+def _undo(repl: ShellState, arg: str) -> None:
     """Put back what the last N calls nobody approved changed: diff first, then y/N (§4.10)."""
     from saikish.ui.undo_view import plan_view, undone_line
 
@@ -246,7 +246,7 @@ def _yes_no(question: str) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-def _rule(text: str, command: str, repl: Repl | None = None) -> Rule:
+def _rule(text: str, command: str, repl: ShellState | None = None) -> Rule:
     if not text:
         raise ValueError(f"{command} RULE, e.g. {command} 'Bash(npm test *)'")
     try:

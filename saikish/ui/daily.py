@@ -14,17 +14,17 @@ from saikish.ui.render import usage_line
 
 if TYPE_CHECKING:
     from saikish.sessions.catalog import SessionInfo
-    from saikish.ui.repl import Repl
+    from saikish.ui.shellstate import ShellState
 
 
-def clear(repl: Repl, arg: str) -> None:
+def clear(repl: ShellState, arg: str) -> None:
     """/clear: forget the conversation; a new session file is started."""
     repl.agent.clear()
     log = repl.agent.conversation.log
     repl.say("conversation cleared" + (f"; new session {log.id}" if log is not None else ""))
 
 
-def compact(repl: Repl, arg: str) -> None:
+def compact(repl: ShellState, arg: str) -> None:
     """/compact [focus]: older turns into a summary now, leaning on `focus`."""
     repl.say("compacting the older turns…")
     try:
@@ -36,7 +36,7 @@ def compact(repl: Repl, arg: str) -> None:
         repl.say("nothing to compact yet: the conversation has no older turns")
 
 
-def cost(repl: Repl, arg: str) -> None:
+def cost(repl: ShellState, arg: str) -> None:
     """/cost: tokens and dollars of this session, and how full the window is."""
     meter = repl.agent.meter
     calls = [s for s in meter.calls if s.usage.any]
@@ -52,7 +52,7 @@ def cost(repl: Repl, arg: str) -> None:
                  f"older turns are compacted at {window.limit / window.tokens:.0%}")
 
 
-def transcript(repl: Repl, arg: str) -> None:
+def transcript(repl: ShellState, arg: str) -> None:
     """/transcript: the whole conversation, calls and decisions included, in a pager."""
     from saikish.sessions.replay import read_records
     from saikish.ui.transcript import transcript as lines
@@ -66,7 +66,7 @@ def transcript(repl: Repl, arg: str) -> None:
             repl.console.print(line, soft_wrap=True)
 
 
-def resume(repl: Repl, arg: str) -> None:
+def resume(repl: ShellState, arg: str) -> None:
     """/resume [ID]: go on with another stored session of this workspace."""
     from prompt_toolkit import prompt
 
@@ -93,7 +93,7 @@ def resume(repl: Repl, arg: str) -> None:
     repl.say(resumed_line(chosen, replayed), "cyan")
 
 
-def init(repl: Repl, arg: str) -> None:
+def init(repl: ShellState, arg: str) -> None:
     """/init: show a starter AGENTS.md, and write it when the person says yes."""
     from pathlib import Path
 
