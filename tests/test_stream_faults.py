@@ -20,7 +20,8 @@ from tests.test_providers import anthropic_model, chunk, complete, openai_model,
 from tests.test_providers import call as fragment
 from tests.wire_server import Reply, bytewise, serve
 
-QUICK = 0.3  # llm.timeout for these tests: a stall is noticed at once
+QUICK = 0.3  # the wait a stall test runs out: a stall is noticed at once
+PATIENT = 60.0  # every other wait: a loaded machine may take seconds to send a byte
 
 
 def anthropic_sse(*events: dict[str, Any], stop: bool = True) -> bytes:
@@ -67,9 +68,10 @@ def answer(api: str, *, text: str = "partial ", tool: bool = False, whole: bool 
     return anthropic_sse(*events, stop=whole)
 
 
-def model(api: str, url: str) -> Any:
+def model(api: str, url: str, idle: float = PATIENT, first: float = PATIENT) -> Any:
+    """The model for `api` at `url`; `idle` is llm.timeout, `first` llm.firstTokenTimeout."""
     made: Any = anthropic_model(url) if api == "anthropic" else openai_model(url)
-    made.remote.timeout = made.remote.first_token = QUICK
+    made.remote.timeout, made.remote.first_token = idle, first
     return made
 
 
@@ -85,7 +87,7 @@ APIS = ["openai", "anthropic"]
 def test_a_cut_answer_is_reported_as_interrupted_and_kept(api: str, end: str, said: str) -> None:
     with serve(Reply(answer(api, tool=True, whole=False), end=end)) as s:
         with pytest.raises(ModelError) as raised:
-            complete(model(api, s.url))
+            complete(model(api, s.url, idle=QUICK if end == "stall" else PATIENT))
         tries = len(s.requests)
     message = str(raised.value)
     assert message.startswith(f"{api}: the answer was interrupted: ") and said in message
@@ -121,7 +123,7 @@ def test_a_stall_before_the_first_byte_is_reported_and_never_sent_again(api: str
     # The server may still be working on the request: sending it again would queue a
     # second one behind it (a local server with one slot), the failure of issue 23.
     with serve(Reply(b"", stall_first=True)) as s:
-        made = model(api, s.url)
+        made = model(api, s.url, first=QUICK)
         with pytest.raises(ModelError) as raised:
             complete(made)
         tries = len(s.requests)
@@ -135,7 +137,7 @@ def test_a_stall_before_the_first_byte_is_reported_and_never_sent_again(api: str
 def test_a_stall_mid_answer_with_nothing_shown_is_retried_with_a_notice(api: str) -> None:
     cut = Reply(answer(api, text="", tool=True, whole=False), end="stall")
     with serve(cut, Reply(answer(api))) as s:
-        made = model(api, s.url)
+        made = model(api, s.url, idle=QUICK)
         notices: list[RetryNotice] = []
         made.remote.notice = notices.append
         turn, _ = complete(made)
