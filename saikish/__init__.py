@@ -41,14 +41,18 @@ if TYPE_CHECKING:
         DeadlineApprover,
         NoTerminalApprover,
     )
+    from saikish.runtime.opening import SessionOptions
     from saikish.tools.base import Tool, ToolOutput
     from saikish.tools.function import ToolContext, Toolset, tool
+    from saikish.tools.sandbox.launcher import SandboxMode
     from saikish.types import Autonomy, Decision, Mode, Outcome, Risk, Source, ToolCall, ToolResult
 
 _HOMES = {
     "saikish.runtime.agent": ("Agent", "RunResult"),
     "saikish.runtime.approval": ("ApprovalRequest", "Approver", "AskReason", "ConfirmHooks",
-                         "DeadlineApprover", "NoTerminalApprover"),
+                                 "DeadlineApprover", "NoTerminalApprover"),
+    "saikish.runtime.opening": ("SessionOptions",),
+    "saikish.tools.sandbox.launcher": ("SandboxMode",),
     "saikish.errors": ("ConfigError", "ModelError", "RuleError", "SaikishError", "UsageError"),
     "saikish.events": ("CallDecided", "CallFinished", "CallProgress", "CallProposed",
                        "CallStarted", "Compacted", "ErrorOccurred", "Event", "EventBus",
@@ -68,7 +72,8 @@ __all__ = [
     "DeadlineApprover",
     "Decision", "ErrorOccurred", "Event", "EventBus", "FilesChanged", "Mode", "ModelError",
     "NoTerminalApprover", "Notice", "Outcome", "RetryNotice", "Risk", "RuleError", "RunEnded",
-    "RunResult", "SaikishError", "Source", "TextDelta", "Tool", "ToolCall", "ToolContext",
+    "RunResult", "SaikishError", "SandboxMode", "SessionOptions", "Source", "TextDelta",
+    "Tool", "ToolCall", "ToolContext",
     "ToolOutput", "ToolResult", "Toolset", "TurnEnded", "TurnStarted", "UsageError",
     "UsageReported", "tool",
 ]

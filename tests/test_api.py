@@ -27,13 +27,19 @@ from saikish.errors import ModelError
 from saikish.models.base import Message, TextSink
 from saikish.models.script import ScriptModel, parse_turns
 from saikish.runtime.approval import ConfirmHooks, HookedApprover, NoTerminalApprover
+from saikish.runtime.opening import SessionOptions
 from saikish.runtime.session import Session
 from saikish.store.audit import AuditLog, read_tail
 from saikish.tools.base import Tool
+from saikish.tools.sandbox.launcher import SandboxMode
 from saikish.types import Assessment, Risk, ToolCall, Turn, Verdict
 from saikish.ui.render import ConsoleReporter
 
 Answer = Callable[[ApprovalRequest], Decision]
+
+# These tests are about asking: with the sandbox off (the person's choice), a write in the
+# workspace is asked, as every call was before the contained tier (docs/SPEC.md §4.1).
+ASKED = SessionOptions(sandbox=SandboxMode.OFF)
 
 
 @dataclass
@@ -170,7 +176,7 @@ def test_agent_create_needs_no_terminal_and_streams_one_event_sequence(ws: Path)
     agent = Agent.create(script({"text": "Working.", "tool_calls": [bash("touch a")],
                                  "usage": {"input_tokens": 5, "output_tokens": 2}},
                                 {"text": "Done."}),
-                         approver=approver, workspace=ws)
+                         approver=approver, workspace=ws, options=ASKED)
     live: list[Event] = []
     agent.subscribe(live.append)
     result = agent.send("make a file")
@@ -188,7 +194,7 @@ def test_agent_create_needs_no_terminal_and_streams_one_event_sequence(ws: Path)
 
 def test_agent_create_with_no_approver_fails_closed(ws: Path) -> None:
     agent = Agent.create(script({"tool_calls": [bash("touch a"), bash("touch b")]}),
-                         workspace=ws)
+                         workspace=ws, options=ASKED)
     result = agent.send("go")
     assert result.exit_reason == "stopped" and not (ws / "a").exists()
     finished = [e.decision for e in agent.events() if isinstance(e, CallFinished)]
@@ -205,7 +211,7 @@ def test_agent_create_takes_a_model_spec_string(ws: Path, tmp_path: Path) -> Non
 def test_confirm_hooks_on_the_agent_decide_before_the_approver(ws: Path) -> None:
     approver = ScriptedApprover([])
     agent = Agent.create(script({"tool_calls": [bash("touch a")]}), approver=approver,
-                         workspace=ws)
+                         workspace=ws, options=ASKED)
     agent.add_confirm_hook(lambda r: Decision.reject_soft(Source.HOOK, "not today"))
     agent.send("go")
     assert approver.asked == [] and not (ws / "a").exists()
@@ -252,7 +258,8 @@ def test_the_transcript_prints_one_line_per_decision(ws: Path) -> None:
     out = io.StringIO()
     agent = Agent.create(script({"tool_calls": [bash("touch a"), bash("touch c")]}),
                          approver=ScriptedApprover([edit, yes, lambda r: Decision.reject_hard(
-                             Source.TIMEOUT, "no answer within 1s")]), workspace=ws)
+                             Source.TIMEOUT, "no answer within 1s")]), workspace=ws,
+                         options=ASKED)
     agent.subscribe(ConsoleReporter(Console(file=out, width=100), show_results=False))
     agent.send("go")
     lines = [line for line in out.getvalue().splitlines() if line.startswith("●")]
@@ -283,8 +290,33 @@ def test_auto_deny_mode_via_create(ws: Path) -> None:
 def test_the_request_carries_the_tool_so_front_ends_need_not_know_tool_names(ws: Path) -> None:
     approver = ScriptedApprover([yes])
     agent = Agent.create(script({"tool_calls": [{"name": "write_file", "arguments": {
-        "path": "a.txt", "content": "x"}}]}), approver=approver, workspace=ws)
+        "path": "a.txt", "content": "x"}}]}), approver=approver, workspace=ws,
+        options=ASKED)
     agent.send("go")
     [asked] = approver.asked
     assert asked.tool is not None and asked.tool.editable_argument == "content"
     assert asked.tool.summary(asked.call.arguments) == "write_file a.txt"
+
+
+def test_agent_create_opens_its_session_as_the_command_line_does(ws: Path) -> None:
+    """No session given: the person's allowlist, the audit ledger, the sandbox for what
+    nobody looked at and a checkpoint before it (docs/SPEC.md §7.3): a write in the
+    workspace runs contained without asking anyone, and can be undone."""
+    approver = ScriptedApprover([])
+    agent = Agent.create(script({"tool_calls": [bash("echo hi > a")]}, {"text": "Done."}),
+                         approver=approver, workspace=ws)
+    result = agent.send("go")
+    session = agent.executor.session
+    assert approver.asked == [] and (ws / "a").read_text() == "hi\n"
+    assert [r.decision.source for r in result.records] == [Source.SANDBOX]
+    assert session.allowlist is not None and session.audit is not None
+    assert session.checkpoints is not None and session.checkpoints.history()
+    assert [e["decision"] for e in read_tail(session.audit.path, 5)] == ["approved", "changed"]
+
+
+def test_agent_create_options_turn_off_what_a_program_has_no_use_for(ws: Path) -> None:
+    agent = Agent.create(script({"text": "hi"}), workspace=ws, options=SessionOptions(
+        allowlist=False, audit=False, checkpoints=False, sandbox=SandboxMode.OFF))
+    session = agent.executor.session
+    assert (session.allowlist, session.audit, session.checkpoints) == (None, None, None)
+    assert not session.sandbox.configured

@@ -58,38 +58,20 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str], io: Streams,
 
 def make_session(args: argparse.Namespace, config: Config, workspace: str,
                  demo: bool = False, session_id: str | None = None) -> Session:
-    """The Session for this run: mode and autonomy from flags over agent.yml; the id of a
-    resumed session, or a new one."""
-    from saikish.config.allowlist import Allowlist
-    from saikish.runtime.session import Session, new_session_id
-    from saikish.store import paths
-    from saikish.store.audit import AuditLog
-    from saikish.tools.sandbox.launcher import SandboxMode, start_sandbox
+    """The Session for this run (runtime/opening.py): mode and autonomy from flags over
+    agent.yml; the id of a resumed session, or a new one."""
+    from saikish.runtime.opening import SessionOptions, open_session
+    from saikish.tools.sandbox.launcher import SandboxMode
     from saikish.types import Autonomy, Mode
 
-    mode = config.confirmation.mode
-    if args.auto_approve:
-        mode = Mode.AUTO_APPROVE
-    elif args.auto_deny:
-        mode = Mode.AUTO_DENY
-    autonomy = Autonomy(args.autonomy) if args.autonomy else config.confirmation.autonomy
-    session = Session(config, workspace, mode, autonomy,
-                      allowlist=Allowlist(paths.allowlist_path()),
-                      persist_always=config.confirmation.storage == "storage",
-                      memory_only="demo: 'always' is kept in memory, never saved" if demo else "",
-                      id=session_id or new_session_id())
-    session.audit = AuditLog(paths.state_dir() / "audit.jsonl", session.id,
-                             workspace=workspace)
-    session.sandbox = start_sandbox(SandboxMode(args.sandbox or config.sandbox), workspace)
-    session.attach_checkpoints()  # undo for what calls nobody approved change (§4.10)
-    session.attach_mcp()  # started later: never before the prompt (§7.1)
-    if not getattr(args, "no_hooks", False):
-        from saikish.hooks.runner import Hooks
-
-        session.hooks = Hooks.from_config(config, workspace, session.id,
-                                          session.permission_mode)
-        session.hooks.audit = session.audit
-    return session
+    mode = Mode.AUTO_APPROVE if args.auto_approve else Mode.AUTO_DENY if args.auto_deny \
+        else None
+    return open_session(config, workspace, SessionOptions(
+        mode=mode, autonomy=Autonomy(args.autonomy) if args.autonomy else None,
+        sandbox=SandboxMode(args.sandbox) if args.sandbox else None,
+        hooks=not getattr(args, "no_hooks", False),
+        memory_only="demo: 'always' is kept in memory, never saved" if demo else "",
+        session_id=session_id))
 
 
 def timeout_seconds(text: str | float | None) -> float | None:

@@ -19,6 +19,7 @@ from saikish.config.trust import load_config_trusted
 from saikish.engine.policy import Context, decide
 from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import RuleError, UsageError
+from saikish.runtime.opening import SessionOptions, open_session
 from saikish.runtime.session import Session, relative_path_rule
 from saikish.store import paths
 from saikish.tools import builtin_tools
@@ -130,9 +131,11 @@ def _check_tools(args: argparse.Namespace, session: Session, io: Streams) -> Map
 
 def _check_session(args: argparse.Namespace) -> Session:
     config = load_config_trusted(args.config, Path.cwd())
-    session = Session(config, os.getcwd(), Mode.EVENT_BASED,
-                      Autonomy(args.autonomy) if args.autonomy else config.confirmation.autonomy,
-                      allowlist=Allowlist(paths.allowlist_path()))
+    # check decides and runs nothing: no ledger, no undo, no hooks or servers; the
+    # sandbox is probed only for a call that would run contained (_Judge).
+    session = open_session(config, os.getcwd(), SessionOptions(
+        mode=Mode.EVENT_BASED, autonomy=Autonomy(args.autonomy) if args.autonomy else None,
+        start_sandbox=False, audit=False, checkpoints=False, hooks=False, mcp=False))
     session.extra_allow = tuple(_rules(args.allow, "--allow"))
     session.extra_deny = tuple(_rules(args.deny, "--deny"))
     return session

@@ -26,7 +26,6 @@ from saikish.events import (
     TurnEnded,
     TurnStarted,
 )
-from saikish.hooks.runner import Hooks
 from saikish.models.base import (
     Message,
     Model,
@@ -44,6 +43,7 @@ from saikish.runtime.approval import (
 from saikish.runtime.conversation import Conversation
 from saikish.runtime.executor import BatchOutcome, CallRecord, Executor
 from saikish.runtime.model_calls import ModelCalls
+from saikish.runtime.opening import SessionOptions, open_session
 from saikish.runtime.session import Session, new_session_id
 from saikish.sessions.log import SessionLog
 from saikish.sessions.records import call_result_record, decision_record
@@ -98,26 +98,27 @@ class Agent:
                approver: Approver | None = None, workspace: str | Path = ".", *,
                config: Config | None = None, session: Session | None = None,
                mode: Mode | str | None = None, autonomy: Autonomy | str | None = None,
-               instructions: bool = True) -> Agent:
+               instructions: bool = True, options: SessionOptions | None = None) -> Agent:
         """An agent that needs no terminal (docs/SPEC.md §7.3).
 
         `model` is a spec string ("openai:gpt-4.1-mini", "script:PATH.yml") or a
         Model; `tools=None` means the built-in tools; `approver=None` rejects
-        every call that would ask (no terminal: fails closed). `session` (the
-        CLI's, with allowlist, audit and sandbox) wins over workspace/mode/autonomy.
-        `instructions`: give the model the workspace's AGENTS.md files (§10.1).
+        every call that would ask (no terminal: fails closed). Without `session`, one is
+        opened as the command line opens it (runtime/opening.py): the person's allowlist,
+        the audit ledger, the sandbox for what nobody looked at and checkpoints for undo,
+        unless `options` say otherwise; `mode`/`autonomy` override theirs. `session`
+        wins over all of these. `instructions`: give the model the workspace's AGENTS.md
+        files (§10.1).
         """
         from saikish.models import load_model, parse_spec
         from saikish.tools import builtin_tools
 
         config = session.config if session else (config or Config())
         if session is None:
-            session = Session(config, str(Path(workspace).resolve()),
-                              Mode(mode or config.confirmation.mode),
-                              Autonomy(autonomy or config.confirmation.autonomy))
-            session.hooks = Hooks.from_config(config, session.workspace, session.id,
-                                              session.permission_mode)
-            session.attach_mcp()
+            opened = options or SessionOptions()
+            opened = replace(opened, mode=Mode(mode) if mode else opened.mode,
+                             autonomy=Autonomy(autonomy) if autonomy else opened.autonomy)
+            session = open_session(config, str(Path(workspace).resolve()), opened)
         if isinstance(model, str):
             model = load_model(parse_spec(model, config), config)
         chosen = list(builtin_tools().values()) if tools is None else flatten(tools)
