@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from saikish.types import Assessment, Decision, ToolCall, ToolResult, Usage
+from saikish.view import View
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,8 @@ class CallDecided:
     assessment: Assessment | None = None
     # The call as the model proposed it; differs from `call` after a person's edit.
     original: ToolCall | None = None
+    # What the call does, as its tool shows it (saikish/view.py); None: not worked out.
+    view: View | None = None
 
     @property
     def edited(self) -> bool:

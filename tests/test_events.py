@@ -25,6 +25,8 @@ from saikish.types import ToolCall
 from saikish.ui.preview import approval_panel
 from tests.conftest import Run, write_script
 
+TOOLS = builtin_tools()
+
 CLI = Callable[..., Run]
 
 
@@ -87,7 +89,8 @@ def test_an_invalid_edit_becomes_an_error_result_and_the_run_goes_on(
 def draw(call: ToolCall, ws: Path) -> str:
     tools = builtin_tools()
     session = Session(Config(), str(ws))
-    request = ApprovalRequest(call, decide(call, session.context(tools)), 0, (call,), str(ws))
+    request = ApprovalRequest(call, decide(call, session.context(tools)), 0, (call,), str(ws),
+                              tool=tools.get(call.name))
     buffer = io.StringIO()
     Console(file=buffer, width=100, color_system=None).print(approval_panel(request, 27))
     return buffer.getvalue()
@@ -96,7 +99,7 @@ def draw(call: ToolCall, ws: Path) -> str:
 def test_a_nul_in_a_path_is_drawn_and_diffed_without_raising(ws: Path) -> None:
     call = ToolCall("1", "write_file", {"path": "a\x00b", "content": "x\n"})
     assert "a\\x00b" in draw(call, ws)
-    diff = file_diff(call, str(ws))
+    diff = file_diff(TOOLS[call.name].show(call, str(ws)))
     assert diff is not None and diff["oldText"] is None
 
 
@@ -104,7 +107,7 @@ def test_a_lone_surrogate_in_a_path_is_drawn_and_diffed_without_raising(ws: Path
     call = ToolCall("1", "edit_file", {"path": "a\udc80b", "old_string": "a",
                                        "new_string": "b"})
     assert "the edit does not apply to the current file" in draw(call, ws)
-    assert file_diff(call, str(ws)) is None
+    assert file_diff(TOOLS[call.name].show(call, str(ws))) is None
 
 
 def test_a_proposed_call_with_missing_arguments_is_drawn(ws: Path) -> None:

@@ -79,7 +79,7 @@ def test_the_layers_have_no_import_circles() -> None:
 
 # docs/architecture.md: each floor imports only the floors below it (or its own).
 FLOORS = (
-    ("types", "errors", "events", "cost", "inert", "vocabulary"),  # the vocabulary
+    ("types", "errors", "events", "cost", "inert", "view", "vocabulary"),  # the vocabulary
     ("engine",),  # pure decisions
     ("store",),  # what is kept on disk
     ("config", "tools", "hooks", "mcp", "checkpoints", "models", "context", "sessions"),
@@ -110,12 +110,12 @@ def test_every_module_is_on_a_floor() -> None:
 def test_the_approval_seam_and_events_import_only_the_vocabulary() -> None:
     edges = graph()
     assert edges["saikish.runtime.approval"] == {"saikish.types", "saikish.tools.base",
-                                                 "saikish.runtime.reasons"}
+                                                 "saikish.runtime.reasons", "saikish.view"}
     # Why a call is asked is read off the policy's values: pure knowledge, no decisions.
     assert edges["saikish.runtime.reasons"] == {"saikish.types", "saikish.tools.base",
                                                 "saikish.engine.boundary",
                                                 "saikish.tools.sandbox.launcher"}
-    assert edges["saikish.events"] == {"saikish.types"}
+    assert edges["saikish.events"] == {"saikish.types", "saikish.view"}
 
 
 CORE = ("saikish.runtime.agent", "saikish.runtime.executor", "saikish.runtime.approval",

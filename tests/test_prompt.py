@@ -141,7 +141,8 @@ def render(call: ToolCall, workspace: Path, batch: tuple[ToolCall, ...] = (),
            left: int | None = 27, width: int = 100) -> str:
     session = Session(Config(), str(workspace))
     assessment = decide(call, session.context(builtin_tools()))
-    request = ApprovalRequest(call, assessment, 0, batch or (call,), str(workspace))
+    request = ApprovalRequest(call, assessment, 0, batch or (call,), str(workspace),
+                              tool=builtin_tools().get(call.name))
     buffer = io.StringIO()
     Console(file=buffer, width=width, color_system=None).print(approval_panel(request, left))
     return buffer.getvalue()
@@ -187,7 +188,8 @@ def test_other_tools_show_their_arguments(ws: Path) -> None:
     assessment = decide(call, session.context(tools))
     buffer = io.StringIO()
     Console(file=buffer, width=80, color_system=None).print(
-        approval_panel(ApprovalRequest(call, assessment, 0, (call,), str(ws)), None))
+        approval_panel(ApprovalRequest(call, assessment, 0, (call,), str(ws),
+                                       tool=builtin_tools().get(call.name)), None))
     assert '"pattern": "TODO"' in buffer.getvalue()
 
 
@@ -221,7 +223,7 @@ SIZES = [(60, 24), (80, 24), (120, 40)]
 def draw(call: ToolCall, ws: Path, width: int, height: int, scroll: int = 0) -> list[str]:
     session = Session(Config(), str(ws))
     request = ApprovalRequest(call, decide(call, session.context(builtin_tools())), 0, (call,),
-                              str(ws))
+                              str(ws), tool=builtin_tools().get(call.name))
     drawn = FittedBox(approval_parts(request)).draw(Frame(width, height, scroll,
                                                           "auto-deny in 9s"))
     buffer = io.StringIO()
@@ -281,7 +283,8 @@ def test_model_text_is_made_inert(ws: Path) -> None:
     call = ToolCall("1", "bash", {"command": evil + " > out"})
     assessment = decide(call, session.context(builtin_tools()))
     Console(file=buffer, width=100, force_terminal=True).print(
-        approval_panel(ApprovalRequest(call, assessment, 0, (call,), str(ws)), 5))
+        approval_panel(ApprovalRequest(call, assessment, 0, (call,), str(ws),
+                                       tool=builtin_tools().get(call.name)), 5))
     out = buffer.getvalue()
     assert "\x1b[2J" not in out and "\x1b]0;" not in out and "\u202e" not in out
     assert "\\x1b[2J" in out and "\\u202e" in out
@@ -296,7 +299,8 @@ def test_inert_keeps_newlines_and_tabs() -> None:
 def request_for(command: str, ws: Path) -> ApprovalRequest:
     call = ToolCall("c1", "bash", {"command": command})
     assessment = decide(call, Session(Config(), str(ws)).context(builtin_tools()))
-    return ApprovalRequest(call, assessment, 0, (call,), str(ws))
+    return ApprovalRequest(call, assessment, 0, (call,), str(ws),
+                           tool=builtin_tools().get(call.name))
 
 
 def approver(pipe: PipeInput, **kwargs: Any) -> TerminalApprover:
@@ -408,7 +412,8 @@ def test_the_record_never_claims_a_rule_was_saved(pipe: PipeInput, ws: Path) -> 
 def record(call: ToolCall, ws: Path, width: int = 60, max_lines: int = 6) -> list[str]:
     buffer = io.StringIO()
     Console(file=buffer, width=width, color_system=None).print(
-        DecisionRecord(call, "approved by you, once", "green", str(ws), max_lines))
+        DecisionRecord(call, "approved by you, once", "green",
+                       builtin_tools()[call.name].show(call, str(ws)), max_lines))
     return buffer.getvalue().rstrip("\n").split("\n")
 
 

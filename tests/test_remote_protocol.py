@@ -34,6 +34,8 @@ from saikish.runtime.session import Session
 from saikish.tools import builtin_tools
 from saikish.types import Autonomy, Decision, Outcome, Scope, Source, ToolCall
 
+TOOLS = builtin_tools()
+
 
 @pytest.mark.parametrize(("text", "expected"), [
     (None, Address("127.0.0.1", 0)),        # --remote alone: loopback, any free port
@@ -161,7 +163,8 @@ def test_bad_client_messages(text: str, code: str, why: str) -> None:
 def request_for(command: str, ws: Path, **changes: Any) -> ApprovalRequest:
     call = ToolCall("c1", "bash", {"command": command})
     assessment = decide(call, Session(Config(), str(ws)).context(builtin_tools()))
-    return replace(ApprovalRequest(call, assessment, 0, (call,), str(ws)), **changes)
+    return replace(ApprovalRequest(call, assessment, 0, (call,), str(ws),
+                                   tool=TOOLS.get(call.name)), **changes)
 
 
 @pytest.mark.parametrize(("response", "outcome", "remember", "persist", "scope"), [
@@ -250,13 +253,13 @@ def test_each_part_says_why_it_runs_or_is_asked(ws: Path) -> None:
 def test_file_changes_are_shown_as_a_diff(ws: Path, tool: str, arguments: dict[str, Any],
                                           kind: str, lines: list[str]) -> None:
     (ws / "old.txt").write_text("one\n")
-    change = file_change(ToolCall("c", tool, arguments), str(ws))
+    change = file_change(TOOLS[tool].show(ToolCall("c", tool, arguments), str(ws)))
     assert change is not None
     assert (change["kind"], change["text"].splitlines(), change["more"]) == (kind, lines, 0)
 
 
 def test_a_huge_diff_is_cut_and_says_how_much(ws: Path) -> None:
     content = "".join(f"{n}\n" for n in range(3000))
-    change = file_change(ToolCall("c", "write_file", {"path": "big", "content": content}),
-                         str(ws))
+    change = file_change(TOOLS["write_file"].show(
+        ToolCall("c", "write_file", {"path": "big", "content": content}), str(ws)))
     assert change is not None and change["more"] == 3003 - 2000

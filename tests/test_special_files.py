@@ -33,6 +33,7 @@ from saikish.tools import RunContext, builtin_tools
 from saikish.tools.files import file_state
 from saikish.types import ToolCall
 from saikish.ui.preview import approval_panel
+from saikish.view import ChangeKind, FileChange
 from tests.conftest import write_script
 
 TOOLS = builtin_tools()
@@ -117,7 +118,7 @@ def test_the_write_preview_says_a_fifo_is_not_a_file(hostile: Path) -> None:
     def draw() -> str:
         session = Session(Config(), str(hostile))
         request = ApprovalRequest(call, decide(call, session.context(TOOLS)), 0, (call,),
-                                  str(hostile))
+                                  str(hostile), tool=TOOLS[call.name])
         buffer = io.StringIO()
         Console(file=buffer, width=100, color_system=None).print(approval_panel(request, 27))
         return buffer.getvalue()
@@ -127,10 +128,13 @@ def test_the_write_preview_says_a_fifo_is_not_a_file(hostile: Path) -> None:
     assert "new file" not in text
 
 
-def test_the_acp_diff_of_a_fifo_has_no_old_text(hostile: Path) -> None:
+def test_the_acp_diff_of_a_fifo_is_none_as_the_write_will_fail(hostile: Path) -> None:
+    """The tool's own view: a FIFO is not a regular file, so the write fails; an editor is
+    shown no diff of a change that will not happen (and nothing reads the FIFO)."""
     call = ToolCall("1", "write_file", {"path": "pipe", "content": "new\n"})
-    diff = within(lambda: file_diff(call, str(hostile)))
-    assert diff is not None and (diff["oldText"], diff["newText"]) == (None, "new\n")
+    view = within(lambda: TOOLS[call.name].show(call, str(hostile)))
+    assert isinstance(view, FileChange) and view.kind is ChangeKind.SPECIAL
+    assert file_diff(view) is None
 
 
 def test_a_file_past_the_bound_is_cut_or_refused(ws: Path) -> None:

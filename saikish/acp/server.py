@@ -38,19 +38,15 @@ from saikish.events import (
 from saikish.mcp.config import ServerTable, from_editor
 from saikish.runtime.agent import Agent
 from saikish.runtime.approval import ApprovalRequest, Approver
-from saikish.store.readfile import read_regular
 from saikish.tools.base import Tool
 from saikish.types import Decision, Mode, Source, ToolCall
+from saikish.view import FileChange, View
 from saikish.vocabulary import ERROR, MAX_ITERATIONS, tier_name
 
 PROTOCOL_VERSION = 1
 AgentFactory = Callable[[str, Approver, ServerTable], Agent]
-# ACP's tool kinds, so the editor picks an icon; other tools are "other".
-KINDS = {"bash": "execute", "read_file": "read", "list_files": "search", "grep": "search",
-         "write_file": "edit", "edit_file": "edit"}
 MODES = {Mode.EVENT_BASED: "Ask before changes", Mode.AUTO_APPROVE: "Approve every call",
          Mode.AUTO_DENY: "Reject every call that would ask"}
-
 
 @dataclass
 class EditorApprover:
@@ -170,34 +166,21 @@ class EditorUpdates:
         update: dict[str, Any] = {
             "sessionUpdate": "tool_call", "toolCallId": call.id,
             "title": tool.summary(call.arguments) if tool else call.name,
-            "kind": KINDS.get(call.name, "other"), "status": "pending",
+            "kind": tool.kind if tool else "other", "status": "pending",
             "rawInput": call.wire_arguments,
             "locations": [{"path": str(Path(self.workspace, p))} for p in paths]}
-        diff = file_diff(call, self.workspace)
+        diff = file_diff(tool.show(call, self.workspace)) if tool else None
         if diff is not None:
             update["content"] = [diff]
         return update
 
 
-def file_diff(call: ToolCall, workspace: str) -> dict[str, Any] | None:
-    """ACP diff content for write_file / edit_file: the file before and after."""
-    args = call.arguments
-    if call.name not in ("write_file", "edit_file") or not isinstance(args.get("path"), str):
+def file_diff(view: View) -> dict[str, Any] | None:
+    """ACP diff content for a call that changes a file, as its tool works the change out:
+    the file before and after (None when the change will fail)."""
+    if not isinstance(view, FileChange) or view.new is None or not view.path:
         return None
-    path = Path(workspace, str(args["path"]))
-    try:
-        old: str | None = read_regular(path).decode("utf-8")
-    except (OSError, ValueError):  # a FIFO, a device, too large, not UTF-8, a NUL in it
-        old = None
-    if call.name == "write_file":
-        new = str(args.get("content", ""))
-    elif old is None:
-        return None
-    else:
-        count = -1 if args.get("replace_all") else 1
-        new = old.replace(str(args.get("old_string", "")), str(args.get("new_string", "")),
-                          count)
-    return {"type": "diff", "path": str(path), "oldText": old, "newText": new}
+    return {"type": "diff", "path": view.target, "oldText": view.old, "newText": view.new}
 
 
 def _text_content(text: str) -> dict[str, Any]:

@@ -8,15 +8,12 @@ every string as text.
 
 from __future__ import annotations
 
-import difflib
-import os
-from pathlib import Path
 from typing import Any
 
 from saikish.remote.protocol import message
 from saikish.runtime.approval import ApprovalRequest
-from saikish.tools.files import apply_edit
 from saikish.types import CommandCheck, ToolCall
+from saikish.view import ChangeKind, FileChange, View
 
 # Lines of a diff sent; the rest is counted, never silently cut.
 MAX_DIFF_LINES = 2000
@@ -37,7 +34,7 @@ def approval_needed(request: ApprovalRequest, execution_id: str, session_id: str
         parts=[part(check) for check in assessment.commands],
         proposedRules=list(assessment.proposed_rules), alwaysNote=request.always_note or None,
         outsideSandbox=request.outside_sandbox, onlyPerson=assessment.forced,
-        diff=file_change(call, request.workspace),
+        diff=file_change(request.view),
         batch={"index": request.index, "total": len(request.batch)},
         batch_remaining=[{"callId": c.id, "tool": c.name, "summary": _summary(c)}
                          for c in request.batch[request.index + 1:]],
@@ -57,35 +54,16 @@ def part(check: CommandCheck) -> dict[str, Any]:
             "permitted": check.permitted, "reason": reason}
 
 
-def file_change(call: ToolCall, workspace: str) -> dict[str, Any] | None:
-    """write_file / edit_file: the path, what kind of change, and the unified diff."""
-    args = call.arguments
-    if call.name not in ("write_file", "edit_file") or not isinstance(args.get("path"), str):
+def file_change(view: View) -> dict[str, Any] | None:
+    """A call that changes a file, as its tool works the change out: the path, what kind
+    of change, and the unified diff (a change that will fail: what it asked for)."""
+    if not isinstance(view, FileChange) or not view.path:
         return None
-    path = str(args["path"])
-    old = _read(Path(workspace, os.path.expanduser(path)))
-    if call.name == "write_file":
-        new: str | None = str(args.get("content", ""))
-        kind = "new" if old is None else "overwrite"
-    else:
-        edited = apply_edit(old, args) if old is not None else None
-        new, kind = (edited, "edit") if isinstance(edited, str) else (None, "edit_fails")
-    if new is None:  # the edit does not apply: it will fail; show what it asked for
-        lines = [f"- {line}" for line in str(args.get("old_string", "")).splitlines()] + \
-                [f"+ {line}" for line in str(args.get("new_string", "")).splitlines()]
-    else:
-        lines = list(difflib.unified_diff((old or "").splitlines(), new.splitlines(),
-                                          "/dev/null" if old is None else f"a/{path}",
-                                          f"b/{path}", lineterm=""))
-    return {"path": path, "kind": kind, "text": "\n".join(lines[:MAX_DIFF_LINES]),
+    lines = view.diff_lines()
+    kind = ChangeKind.NEW if view.kind is ChangeKind.SPECIAL else view.kind
+    return {"path": view.path, "kind": kind.value, "text": "\n".join(lines[:MAX_DIFF_LINES]),
             "more": max(0, len(lines) - MAX_DIFF_LINES)}
 
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 def _summary(call: ToolCall) -> str:

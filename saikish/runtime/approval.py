@@ -12,11 +12,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Protocol
 
 from saikish.runtime.reasons import AskReason, ask_reasons
 from saikish.tools.base import Tool
 from saikish.types import Assessment, Decision, Mode, Outcome, Source, ToolCall
+from saikish.view import Arguments, View
 
 __all__ = [
     "NO_TTY", "ApprovalRequest", "Approver", "AskReason", "ConfirmHook", "ConfirmHooks",
@@ -103,6 +105,13 @@ class ApprovalRequest:
     # Set when other front ends are asked the same question (docs/SPEC.md §7.5): the first
     # answer wins, and an approver that honours this stops asking once it is withdrawn.
     withdrawal: Withdrawal | None = None
+
+    @cached_property
+    def view(self) -> View:
+        """What the call will do, worked out once by its tool: every front end shows this."""
+        if self.tool is None:
+            return Arguments(self.call.wire_arguments, self.call.raw_arguments)
+        return self.tool.show(self.call, self.workspace)
 
     @property
     def reasons(self) -> tuple[AskReason, ...]:

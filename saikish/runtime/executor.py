@@ -204,7 +204,8 @@ class Executor:
         self._risks[current.id] = assessment.risk
         note = self.session.remember(decision.remember, decision.persist, decision.scope) \
             if decision.remember else None
-        self.events.publish(CallDecided(current, decision, assessment, call))
+        view = tool.show(current, self.session.workspace) if tool is not None else None
+        self.events.publish(CallDecided(current, decision, assessment, call, view))
         if note:
             self.events.publish(Notice(note))
         return decision, current, assessment

@@ -14,14 +14,15 @@ __all__ = ["RunContext", "Tool", "ToolOutput", "builtin_tools"]
 
 # How each built-in tool shows itself (see Tool.summary): one row per tool.
 _SHOWN_AS: dict[str, dict[str, Any]] = {
-    "bash": {"editable_argument": "command", "summary_argument": "command"},
-    "read_file": {"summary_argument": "path", "path_arguments": ("path",)},
-    "list_files": {"summary_argument": "path", "path_arguments": ("path",)},
-    "grep": {"summary_argument": "pattern", "path_arguments": ("path",)},
+    "bash": {"editable_argument": "command", "summary_argument": "command",
+             "kind": "execute"},
+    "read_file": {"summary_argument": "path", "path_arguments": ("path",), "kind": "read"},
+    "list_files": {"summary_argument": "path", "path_arguments": ("path",), "kind": "search"},
+    "grep": {"summary_argument": "pattern", "path_arguments": ("path",), "kind": "search"},
     "write_file": {"editable_argument": "content", "summary_argument": "path",
-                   "path_arguments": ("path",), "writes_argument": "path"},
+                   "path_arguments": ("path",), "writes_argument": "path", "kind": "edit"},
     "edit_file": {"editable_argument": "new_string", "summary_argument": "path",
-                  "path_arguments": ("path",), "writes_argument": "path"},
+                  "path_arguments": ("path",), "writes_argument": "path", "kind": "edit"},
 }
 
 

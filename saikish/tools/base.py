@@ -10,7 +10,8 @@ from typing import Any, Protocol
 
 from saikish.engine.toolfacts import validate
 from saikish.tools.sandbox.jobs import Job
-from saikish.types import Risk
+from saikish.types import Risk, ToolCall
+from saikish.view import Arguments, View
 
 Schema = Mapping[str, Any]
 __all__ = ["RunContext", "Schema", "Tool", "ToolOutput", "validate"]
@@ -74,6 +75,21 @@ class Tool:
     # What changed in the tool's definition since a call of it was last approved, or None.
     # While it says something, no rule or autonomy level approves the tool (§7.1 rug pulls).
     definition_change: Callable[[], str | None] | None = None
+    # What a call will do, as one value every front end renders (saikish/view.py): the
+    # command, the file change with its diff, or (by default) the arguments.
+    view: Callable[[ToolCall, str], View] = field(default=lambda call, workspace: Arguments(
+        call.wire_arguments, call.raw_arguments))
+    # What kind of thing the tool does, in the Agent Client Protocol's words (§7.4):
+    # read, edit, delete, move, search, execute, think, fetch or other.
+    kind: str = "other"
+
+    def show(self, call: ToolCall, workspace: str) -> View:
+        """What `call` will do (saikish/view.py); a view the tool cannot work out (arguments
+        of the wrong type) is the arguments themselves."""
+        try:
+            return self.view(call, workspace)
+        except (TypeError, ValueError, OSError):
+            return Arguments(call.wire_arguments, call.raw_arguments)
 
     def summary(self, arguments: Mapping[str, Any], width: int = 100) -> str:
         """One line naming a call: 'bash ls -la', 'write_file a.txt', else the JSON arguments."""

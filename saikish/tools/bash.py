@@ -13,11 +13,15 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from saikish.engine.bash.shell import analyse
 from saikish.tools.base import RunContext, Tool, ToolOutput
+from saikish.tools.changes import write_change
 from saikish.tools.output import BoundedText
 from saikish.tools.sandbox.childenv import child_environment, with_git_guards
 from saikish.tools.sandbox.jobs import HostJob, Job, LaunchError
 from saikish.tools.sandbox.reaper import MARKER_VARIABLE, end_all
+from saikish.types import ToolCall
+from saikish.view import Command
 
 SCHEMA = {
     "type": "object",
@@ -121,10 +125,21 @@ def _wait(job: Job, timeout: float, ctx: RunContext) -> str | None:
     return None
 
 
+def bash_view(call: ToolCall, workspace: str) -> Command:
+    """The command, and the files its here-documents write (`cat > f <<'EOF'`) as the file
+    writes they are (docs/SPEC.md §4.7): cat writes each line of the body with its newline."""
+    command = str(call.arguments.get("command", ""))
+    writes = tuple(write_change(target.path, body + "\n" if body else "", workspace,
+                                append=target.append)
+                   for target, body in analyse(command).heredoc_writes)
+    return Command(command, writes)
+
+
 BASH_TOOL = Tool(
     name="bash",
     description=("Run a bash command in the user's project directory. Output (stdout and "
                  "stderr) and the exit code are returned."),
     schema=SCHEMA,
     run=run_bash,
+    view=bash_view,
 )

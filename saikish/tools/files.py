@@ -22,6 +22,7 @@ from saikish.engine.commands.risk import write_risk
 from saikish.store.atomic import atomic_write
 from saikish.store.readfile import MAX_BYTES, FileTooLarge, not_regular, read_regular
 from saikish.tools.base import RunContext, Tool, ToolOutput
+from saikish.tools.changes import apply_edit, edit_view, write_view
 from saikish.tools.output import truncate
 from saikish.types import Risk
 
@@ -226,20 +227,6 @@ def edit_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     return ToolOutput(f"edited {args['path']}")
 
 
-def apply_edit(text: str, args: Mapping[str, Any]) -> str | ToolOutput:
-    """`text` with the edit applied, or an error for the model."""
-    old, new = args.get("old_string"), args.get("new_string")
-    if not isinstance(old, str) or not isinstance(new, str):  # previews see invalid calls too
-        return ToolOutput("old_string and new_string must both be strings", True)
-    count = text.count(old) if old else 0
-    if count == 0:
-        return ToolOutput("old_string was not found in the file; read it again first", True)
-    if count > 1 and not args.get("replace_all"):
-        return ToolOutput(f"old_string occurs {count} times; add context to make it unique "
-                          f"or set replace_all", True)
-    return text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
-
-
 def _read_only(args: Mapping[str, Any], workspace: str) -> Risk:
     return Risk.READ_ONLY
 
@@ -263,11 +250,11 @@ FILE_TOOLS = (
     Tool("write_file", "Create or overwrite a file with the given content.",
          _schema(["path", "content"], path=("string", "File path."),
                  content=("string", "The whole new content.")), write_file, _writes,
-         state=file_state),
+         state=file_state, view=write_view),
     Tool("edit_file", "Replace an exact string in a file.",
          _schema(["path", "old_string", "new_string"], path=("string", "File path."),
                  old_string=("string", "Exact text to replace."),
                  new_string=("string", "Replacement text."),
                  replace_all=("boolean", "Replace every occurrence.")), edit_file, _writes,
-         state=file_state),
+         state=file_state, view=edit_view),
 )

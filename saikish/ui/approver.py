@@ -40,9 +40,9 @@ from saikish.ui.prompt import (
     closed_on_withdrawal,
     to_ansi,
 )
+from saikish.view import Command
 
 # Which argument Edit opens, per tool; other tools edit their arguments as JSON.
-EDITED_ARGUMENT = {"bash": "command", "write_file": "content", "edit_file": "new_string"}
 
 
 class Cancelled(Exception):
@@ -124,7 +124,7 @@ class TerminalApprover:
                 return Decision.approve(Source.USER)
             return Decision.always(rules, persist=remember, scope=scope[0])
         if choice is Choice.EDIT:
-            edited = self.edit_call(call)
+            edited = self.edit_call(call, request)
             if edited == call:
                 raise Cancelled("nothing was changed")
             return Decision.edit(edited)
@@ -160,21 +160,23 @@ class TerminalApprover:
                     self.console.print(Text(inert(str(exc)), style="red"))
         return tuple(out)
 
-    def edit_call(self, call: ToolCall) -> ToolCall:
-        """The call with the person's edit, via $VISUAL/$EDITOR or an inline editor.
+    def edit_call(self, call: ToolCall, request: ApprovalRequest) -> ToolCall:
+        """The call with the person's edit, via $VISUAL/$EDITOR or an inline editor: the
+        argument the tool names as editable, else the arguments as JSON.
 
         Raises Cancelled when the edit was abandoned; the unchanged call when nothing changed.
         """
-        key = EDITED_ARGUMENT.get(call.name)
+        key = request.tool.editable_argument if request.tool is not None else None
         if key is not None and isinstance(call.arguments.get(key), str):
             original = str(call.arguments[key])
+            command = isinstance(request.view, Command)  # a command line: no final newline
             suffix = Path(str(call.arguments.get("path", ""))).suffix or (
-                ".sh" if call.name == "bash" else ".txt")
+                ".sh" if command else ".txt")
             text = self._edit_text(original, suffix)
             if text == original:
                 return call
-            return call.with_arguments({**call.arguments, key: text.rstrip("\n")
-                                        if call.name == "bash" else text})
+            return call.with_arguments({**call.arguments,
+                                        key: text.rstrip("\n") if command else text})
         original = json.dumps(call.wire_arguments, indent=2, ensure_ascii=False)
         text = self._edit_text(original, ".json")
         try:

@@ -7,14 +7,9 @@ reason for asking and stay in view (ui/box.py fits them to the terminal).
 
 from __future__ import annotations
 
-import difflib
 import json
-import os
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
@@ -22,13 +17,11 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from saikish.engine.bash.shell import Target, analyse
 from saikish.inert import inert
 from saikish.runtime.approval import ApprovalRequest
-from saikish.store.readfile import not_regular, read_regular
-from saikish.tools.files import apply_edit
 from saikish.types import CommandCheck, ToolCall
 from saikish.ui.parts import LEVEL_STYLE, CommandTable, risk_label
+from saikish.view import ChangeKind, Command, FileChange, View
 
 # Lines of a body shown in the box; the pager (v) shows all of them.
 MAX_LINES = 2000
@@ -68,7 +61,7 @@ def approval_parts(request: ApprovalRequest, max_lines: int | None = MAX_LINES) 
     title = Text.assemble((f" {inert(call.name)} ", "bold"), "· ", risk_label(assessment.risk),
                           " ")
     commands = assessment.commands
-    body = call_body(call, request.workspace, max_lines)
+    body = call_body(request.view, max_lines)
     if request.tool is not None and request.tool.about:
         body = Group(about_table(request.tool.about), body)
     return BoxParts(title, body,
@@ -117,21 +110,15 @@ def countdown_text(seconds_left: int | None) -> str | None:
     return f"auto-deny in {seconds_left}s" if seconds_left is not None else None
 
 
-def call_body(call: ToolCall, workspace: str, max_lines: int | None = MAX_LINES) -> RenderableType:
-    """What the call will do, by tool: command, diff, content or arguments."""
-    args = call.arguments
-    if call.name == "bash":
-        command = str(args.get("command", ""))
-        shown = _syntax(show_padding(command), "bash", max_lines)
-        files = [_heredoc_preview(target, body, workspace, max_lines)
-                 for target, body in analyse(command).heredoc_writes]
+def call_body(view: View, max_lines: int | None = MAX_LINES) -> RenderableType:
+    """What the call will do, as its tool shows it: command, file change or arguments."""
+    if isinstance(view, Command):
+        shown = _syntax(show_padding(view.command), "bash", max_lines)
+        files = [change_body(change, max_lines) for change in view.writes]
         return Group(shown, *files) if files else shown
-    if call.name == "write_file":
-        return _write_preview(str(args.get("path", "")), str(args.get("content", "")),
-                              workspace, max_lines)
-    if call.name == "edit_file":
-        return _edit_preview(args, workspace, max_lines)
-    return _syntax(json.dumps(call.wire_arguments, indent=2, ensure_ascii=False), "json",
+    if isinstance(view, FileChange):
+        return change_body(view, max_lines)
+    return _syntax(json.dumps(view.arguments, indent=2, ensure_ascii=False), "json",
                    max_lines)
 
 
@@ -164,79 +151,31 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
-def _write_preview(path: str, content: str, workspace: str,
-                   max_lines: int | None) -> RenderableType:
-    target = Path(workspace, os.path.expanduser(path))
-    special = not_regular(target)
-    if special:
-        return Text.assemble(("write ", "bold yellow"), inert(path),
-                             (f"  it is {special}, not a regular file: the write will fail",
-                              "red"))
-    old = read_text(target)
-    if old is None:
-        header = Text.assemble(("new file ", "bold green"), inert(path),
-                               (f"  {diff_stat('', content)}", "dim"))
-        lexer = Syntax.guess_lexer(str(target), code=content[:2000])
-        return Group(header, _syntax(content, lexer, max_lines))
-    header = Text.assemble(("overwrite ", "bold yellow"), inert(path),
-                           (f"  {diff_stat(old, content)}", "dim"))
-    return Group(header, _diff(old, content, path, max_lines))
+_VERB = {ChangeKind.NEW: ("new file ", "bold green"), ChangeKind.OVERWRITE: (
+    "overwrite ", "bold yellow"), ChangeKind.APPEND: ("append to ", "bold yellow"),
+    ChangeKind.EDIT: ("edit ", "bold yellow"), ChangeKind.FAILS: ("edit ", "bold yellow"),
+    ChangeKind.SPECIAL: ("write ", "bold yellow")}
 
 
-def _heredoc_preview(target: Target, body: str, workspace: str,
-                     max_lines: int | None) -> RenderableType:
-    """`cat > f <<'EOF'` as the file write it is: new file, overwrite or append, with a diff
-    (docs/SPEC.md §4.7). cat writes each line of the body with its newline."""
-    content = body + "\n" if body else ""
-    if not target.append:
-        return _write_preview(target.path, content, workspace, max_lines)
-    old = read_text(Path(workspace, os.path.expanduser(target.path))) or ""
-    header = Text.assemble(("append to ", "bold yellow"), inert(target.path),
-                           (f"  {diff_stat(old, old + content)}", "dim"))
-    return Group(header, _diff(old, old + content, target.path, max_lines))
-
-
-def _edit_preview(args: Mapping[str, Any], workspace: str,
-                  max_lines: int | None) -> RenderableType:
-    path = str(args.get("path", ""))
-    old = read_text(Path(workspace, os.path.expanduser(path)))
-    new = apply_edit(old, args) if old is not None else None
-    if not isinstance(new, str) or old is None:
-        header = Text.assemble(("edit ", "bold yellow"), inert(path))
-        return Group(header, Text("(the edit does not apply to the current file; it will fail)",
-                                  style="red"),
-                     _syntax(f"- {args.get('old_string', '')}\n+ {args.get('new_string', '')}",
-                             "diff", max_lines))
-    header = Text.assemble(("edit ", "bold yellow"), inert(path),
-                           (f"  {diff_stat(old, new)}", "dim"))
-    return Group(header, _diff(old, new, path, max_lines))
-
-
-def diff_stat(old: str, new: str) -> str:
-    """'+12 −3': lines added and removed going from `old` to `new`."""
-    added = removed = 0
-    for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=0):
-        if line.startswith("+") and not line.startswith("+++"):
-            added += 1
-        elif line.startswith("-") and not line.startswith("---"):
-            removed += 1
-    return f"+{added} −{removed}"
-
-
-def _diff(old: str, new: str, path: str, max_lines: int | None) -> RenderableType:
-    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), f"a/{path}",
-                                      f"b/{path}", lineterm=""))
-    return _syntax("\n".join(lines) if lines else "(no changes)", "diff", max_lines)
-
-
-def read_text(path: Path) -> str | None:
-    """The file's text, or None when it does not exist, is not UTF-8 text, is not a
-    regular file or is too large to show (docs/SPEC.md §5.1: never read a FIFO or
-    /dev/zero to draw a box)."""
-    try:
-        return read_regular(path).decode("utf-8")
-    except (OSError, ValueError):
-        return None
+def change_body(change: FileChange, max_lines: int | None) -> RenderableType:
+    """One file change: what it does to the file, the lines it adds and removes, the diff
+    (a new file: its content; a change that will fail: why)."""
+    verb = _VERB[change.kind]
+    if change.kind is ChangeKind.SPECIAL:
+        return Text.assemble(verb, inert(change.path), (
+            f"  it is {change.note}, not a regular file: the write will fail", "red"))
+    if change.new is None:
+        return Group(Text.assemble(verb, inert(change.path)),
+                     Text("(the edit does not apply to the current file; it will fail)",
+                          style="red"),
+                     _syntax(change.requested, "diff", max_lines))
+    header = Text.assemble(verb, inert(change.path), (f"  {change.stat()}", "dim"))
+    if change.kind is ChangeKind.NEW:
+        lexer = Syntax.guess_lexer(change.path, code=change.new[:2000])
+        return Group(header, _syntax(change.new, lexer, max_lines))
+    lines = change.diff_lines()
+    return Group(header, _syntax("\n".join(lines) if lines else "(no changes)", "diff",
+                                 max_lines))
 
 
 def _syntax(code: str, lexer: str, max_lines: int | None) -> RenderableType:

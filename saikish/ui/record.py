@@ -7,15 +7,14 @@ with its length), the decision with who made it, and for writes a diff stat.
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
 from saikish.inert import inert
 from saikish.types import ToolCall
-from saikish.ui.preview import diff_stat, read_text, show_padding
+from saikish.ui.preview import show_padding
+from saikish.view import Arguments, ChangeKind, Command, FileChange, View
 
 INDENT = "  "
 
@@ -23,13 +22,14 @@ INDENT = "  "
 class DecisionRecord:
     """'● bash · approved by you, once' and below it what the call does, at most `max_lines`."""
 
-    def __init__(self, call: ToolCall, verdict: str, style: str, workspace: str,
+    def __init__(self, call: ToolCall, verdict: str, style: str, view: View | None = None,
                  max_lines: int = 6) -> None:
         self.call, self.verdict, self.style = call, verdict, style
-        self.workspace, self.max_lines = workspace, max_lines
+        self.view = view or Arguments(call.wire_arguments, call.raw_arguments)
+        self.max_lines = max_lines
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        detail = call_detail(self.call, self.workspace)
+        detail = call_detail(self.view)
         dot = Text("● ", style=self.style)
         name = Text(inert(self.call.name), style="bold")
         verdict = Text(f" · {self.verdict}", style="dim")
@@ -46,28 +46,19 @@ class DecisionRecord:
             yield Text(INDENT + text)
 
 
-def call_detail(call: ToolCall, workspace: str) -> str:
+def call_detail(view: View) -> str:
     """What the call does in one string: the command, 'path  +12 −3', or the arguments."""
-    args = call.arguments
-    if call.name == "bash":
-        return inert(show_padding(str(args.get("command", ""))))
-    path = str(args.get("path", ""))
-    if call.name in ("write_file", "edit_file") and path:
-        return inert(path) + _write_stat(call, workspace)
-    if call.raw_arguments is not None:
-        return inert(call.raw_arguments)
-    return inert(json.dumps(call.wire_arguments, ensure_ascii=False)) if args else ""
-
-
-def _write_stat(call: ToolCall, workspace: str) -> str:
-    from saikish.tools.files import apply_edit
-
-    old = read_text(Path(workspace, os.path.expanduser(str(call.arguments.get("path", "")))))
-    if call.name == "write_file":
-        new = str(call.arguments.get("content", ""))
-        return f"  {diff_stat(old or '', new)}" + ("  (new file)" if old is None else "")
-    edited = apply_edit(old, call.arguments) if old is not None else None
-    return f"  {diff_stat(old or '', edited)}" if isinstance(edited, str) else ""
+    if isinstance(view, Command):
+        return inert(show_padding(view.command))
+    if isinstance(view, FileChange):
+        if not view.path:
+            return ""
+        stat = view.stat()
+        new = "  (new file)" if view.kind is ChangeKind.NEW else ""
+        return inert(view.path) + (f"  {stat}" if stat else "") + new
+    if view.raw is not None:
+        return inert(view.raw)
+    return inert(json.dumps(view.arguments, ensure_ascii=False)) if view.arguments else ""
 
 
 def clip_lines(text: str, width: int, max_lines: int, console: Console) -> list[str]:

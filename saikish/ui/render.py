@@ -21,6 +21,7 @@ from saikish.events import (
 from saikish.inert import inert
 from saikish.types import Assessment, Decision, Outcome, Source, ToolCall, ToolResult, Usage
 from saikish.ui.record import DecisionRecord
+from saikish.view import View
 
 RESULT_LINES = 6
 # The executor tells the model how the person edited a call; the person knows already.
@@ -40,7 +41,8 @@ class ConsoleReporter:
         """As a subscriber of the event stream (docs/events.md): the one printer of
         decision lines."""
         if isinstance(event, CallDecided):
-            self.decided(event.call, event.decision, event.assessment, edited=event.edited)
+            self.decided(event.call, event.decision, event.assessment, edited=event.edited,
+                         view=event.view)
         elif isinstance(event, CallProgress):
             self.progress(event.call, event.text)
         elif isinstance(event, FilesChanged):
@@ -60,12 +62,12 @@ class ConsoleReporter:
             self.note(compacted_line(event))
 
     def decided(self, call: ToolCall, decision: Decision, assessment: Assessment | None,
-                *, edited: bool = False) -> None:
+                *, edited: bool = False, view: View | None = None) -> None:
         """A record of every decided call, whoever decided it, kept in the scrollback."""
         if decision.source in (Source.USER, Source.TIMEOUT):
             style = "green" if decision.approved else "red"
             self.console.print(DecisionRecord(call, _answer_words(decision, edited), style,
-                                              self.workspace))
+                                              view))
             return
         if decision.approved and decision.source is Source.SANDBOX:
             # Not verified, nothing needs a person: it runs contained (docs/SPEC.md §4.1).
@@ -76,7 +78,7 @@ class ConsoleReporter:
         else:
             verdict = decision.feedback or decision.outcome.value
             style = "yellow" if decision.outcome is Outcome.INVALID else "red"
-        self.console.print(DecisionRecord(call, inert(verdict), style, self.workspace,
+        self.console.print(DecisionRecord(call, inert(verdict), style, view,
                                           max_lines=3))
 
     def ran(self, call: ToolCall, result: ToolResult) -> None:
