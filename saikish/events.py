@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from saikish.types import Assessment, Decision, ToolCall, ToolResult, Usage
+from saikish.types import Assessment, Decision, ExitReason, ToolCall, ToolResult, Usage
 from saikish.view import View
 
 
@@ -188,7 +188,7 @@ class RunEnded:
 
     kind: ClassVar[str] = "run_end"
     text: str
-    exit_reason: str
+    exit_reason: ExitReason
     message: str = ""
     usage: Usage = field(default_factory=Usage)
     cost: float | None = None  # US dollars; None when no model call had a known price

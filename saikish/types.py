@@ -12,6 +12,20 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 
+class ExitReason(str, enum.Enum):
+    """How one message's run ended (docs/events.md `run_end`); compares equal to its value."""
+
+    FINISHED = "finished"  # the model answered
+    STOPPED = "stopped"  # a hard rejection or a hook stopped the batch
+    MAX_ITERATIONS = "max_iterations"  # llm.maxIterations model turns were not enough
+    ERROR = "error"  # the model could not be reached, or answered badly
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
 class Level(enum.IntEnum):
     """How much harm a risk can do; the columns of the autonomy matrix."""
 

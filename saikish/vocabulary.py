@@ -31,6 +31,7 @@ from saikish.events import (
 from saikish.types import (
     Assessment,
     Decision,
+    ExitReason,
     Outcome,
     Risk,
     Source,
@@ -41,8 +42,9 @@ from saikish.types import (
     Verdict,
 )
 
-FINISHED, STOPPED, MAX_ITERATIONS, ERROR = "finished", "stopped", "max_iterations", "error"
-EXIT_REASONS = (FINISHED, STOPPED, MAX_ITERATIONS, ERROR)
+FINISHED, STOPPED, MAX_ITERATIONS, ERROR = (ExitReason.FINISHED, ExitReason.STOPPED,
+                                           ExitReason.MAX_ITERATIONS, ExitReason.ERROR)
+EXIT_REASONS = tuple(ExitReason)
 EXCERPT_CHARS, EXCERPT_LINES = 400, 8
 PATHS_SHOWN = 100  # per list of a files_changed event; the checkpoint keeps them all
 # bash ends its output with this line; notes may follow it (the sandbox's, an edit's).

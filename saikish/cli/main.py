@@ -25,6 +25,7 @@ from saikish.cli.compose import (
     timeout_seconds,
 )
 from saikish.cli.signals import Terminated, signals_end_the_run
+from saikish.types import ExitReason
 
 if TYPE_CHECKING:
     from saikish.config.layers import Config
@@ -308,7 +309,7 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
     collected.warnings[:0] = [*session.warnings(), *rules]
     collected.warnings.extend(late)
     # A stop reason is the stopped call's feedback, and an error has its own key.
-    if result.message and result.exit_reason in ("finished", "max_iterations"):
+    if result.message and result.exit_reason in (ExitReason.FINISHED, ExitReason.MAX_ITERATIONS):
         collected.warnings.append(result.message)
     _print_result(args.output_format, result, collected, io)
     if result.message:  # it may quote a server (an MCP reason, an API error body)

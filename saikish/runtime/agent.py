@@ -50,7 +50,16 @@ from saikish.sessions.records import call_result_record, decision_record
 from saikish.tools.base import RunContext, Tool
 from saikish.tools.function import Toolset, flatten
 from saikish.tools.registry import ToolRegistry
-from saikish.types import Autonomy, Decision, Mode, StopReason, ToolResult, Turn, Usage
+from saikish.types import (
+    Autonomy,
+    Decision,
+    ExitReason,
+    Mode,
+    StopReason,
+    ToolResult,
+    Turn,
+    Usage,
+)
 from saikish.vocabulary import ERROR, FINISHED, MAX_ITERATIONS, STOPPED
 
 __all__ = ["ERROR", "FINISHED", "MAX_ITERATIONS", "STOPPED", "Agent", "RunResult"]
@@ -64,7 +73,7 @@ class RunResult:
     """How one user message ended."""
 
     text: str
-    exit_reason: str
+    exit_reason: ExitReason
     records: tuple[CallRecord, ...]
     usage: Usage
     message: str = ""

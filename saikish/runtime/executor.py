@@ -7,7 +7,7 @@ import time
 from collections import ChainMap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
 from saikish.checkpoints.calls import checkpointed
 from saikish.engine.policy import decide
@@ -17,10 +17,8 @@ from saikish.events import (
     CallProgress,
     CallProposed,
     CallStarted,
-    Event,
     EventBus,
     Notice,
-    Subscriber,
 )
 from saikish.hooks.runner import Gate
 from saikish.runtime.approval import NO_TTY, ApprovalRequest, Approver, NoTerminalApprover
@@ -47,47 +45,7 @@ MAX_REWRITES = 5
 INTERRUPTED = "Interrupted by the person (Ctrl-C); the command was killed. Wait for them."
 
 __all__ = ["NO_TTY", "ApprovalRequest", "Approver", "BatchOutcome", "CallRecord", "Executor",
-           "NoTerminalApprover", "Reporter", "SilentReporter", "rejection_message"]
-
-
-class Reporter(Protocol):
-    """Shows what the executor does; the terminal prints, tests record."""
-
-    def decided(self, call: ToolCall, decision: Decision, assessment: Assessment | None) -> None:
-        """A call was decided (also when nobody was asked)."""
-
-    def ran(self, call: ToolCall, result: ToolResult) -> None:
-        """A call ran and produced `result`."""
-
-    def note(self, text: str) -> None:
-        """A one-line remark (e.g. where an "always" rule was saved)."""
-
-
-class SilentReporter:
-    """A Reporter that shows nothing."""
-
-    def decided(self, call: ToolCall, decision: Decision, assessment: Assessment | None) -> None:
-        """Nothing."""
-
-    def ran(self, call: ToolCall, result: ToolResult) -> None:
-        """Nothing."""
-
-    def note(self, text: str) -> None:
-        """Nothing."""
-
-
-def reporter_subscriber(reporter: Reporter) -> Subscriber:
-    """A Reporter (the older, three-method view) as a subscriber of the event stream."""
-
-    def deliver(event: Event) -> None:
-        if isinstance(event, CallDecided):
-            reporter.decided(event.call, event.decision, event.assessment)
-        elif isinstance(event, CallFinished) and event.decision.approved:
-            reporter.ran(event.call, event.result)
-        elif isinstance(event, Notice):
-            reporter.note(event.text)
-
-    return deliver
+           "NoTerminalApprover", "rejection_message"]
 
 
 @dataclass(frozen=True)
@@ -115,7 +73,7 @@ class Executor:
     """Takes a batch in order, one decision per call, re-evaluated for every call."""
 
     def __init__(self, session: Session, tools: Mapping[str, Tool], approver: Approver,
-                 reporter: Reporter | None = None, run_context: RunContext | None = None,
+                 run_context: RunContext | None = None,
                  events: EventBus | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.session, self.tools, self.approver = session, tools, approver
@@ -129,8 +87,6 @@ class Executor:
         self.events, self.clock = events or EventBus(), clock
         if session.audit is not None:
             self.events.subscribe(audit_subscriber(session.audit))
-        if reporter is not None:
-            self.events.subscribe(reporter_subscriber(reporter))
 
     def run_batch(self, calls: Sequence[ToolCall]) -> BatchOutcome:
         """Decide and run every call; after a hard rejection the rest only get results."""

@@ -19,6 +19,7 @@ from saikish import __version__
 from saikish.errors import UsageError
 from saikish.inert import inert
 from saikish.store import paths
+from saikish.types import ExitReason
 from saikish.ui.commands import COMMANDS, EXIT, run_command
 from saikish.ui.history import SafeHistory
 from saikish.ui.render import MarkdownStream, error_line, usage_line
@@ -130,11 +131,11 @@ class Repl:
             self.say("cancelled", "yellow")
             return
         stream.close()
-        if result.exit_reason == "error":
+        if result.exit_reason is ExitReason.ERROR:
             error_line(self.console, result.message)
         elif result.message:
             self.say(result.message, "yellow")
-        if result.exit_reason == "stopped":
+        if result.exit_reason is ExitReason.STOPPED:
             self.say("stopped: tell saikish how to go on", "yellow")
         if result.usage.any:
             self.say(usage_line(result.usage, result.cost, self.agent.meter.cost,
