@@ -179,7 +179,8 @@ def test_nobody_answering_is_a_timeout_that_stops_the_batch(remote: Any, ws: Pat
 
 
 def test_two_clients_racing_one_answer_wins(remote: Any, ws: Path) -> None:
-    run = remote(bash_turn("touch a"))
+    # A second call keeps the run (and the server) alive until the loser has been told.
+    run = remote(bash_turn("touch a", "touch b"))
     first, second = run.client(), run.client()
     ids = [c.next("session_started")["clientId"] for c in (first, second)]
     question = first.next("approval_needed")
@@ -191,6 +192,7 @@ def test_two_clients_racing_one_answer_wins(remote: Any, ws: Path) -> None:
     winner = ids.index(resolved[0]["answeredBy"]["client"])
     loser = (first, second)[1 - winner]
     assert loser.next("error")["code"] == "already_answered"
+    first.answer(first.next("approval_needed"), True)
     code, result, _ = run.finish()
     expected = "approved" if winner == 0 else "rejected_soft"
     assert resolved[0]["outcome"] == result["calls"][0]["decision"] == expected
