@@ -1,6 +1,7 @@
 """Checkpoints and undo (docs/SPEC.md §4.10): what a call nobody approved changed can be put back.
 
-What this package promises, one line each (each has a test in tests/test_checkpoints.py):
+What this package promises, one line each (each has a test in
+tests/checkpoints/test_checkpoints.py):
 
 - Before a call that can write and that no person approved in the box, the workspace's
   files are snapshotted; after it, the files it added, changed and deleted are recorded.

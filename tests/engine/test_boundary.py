@@ -1,0 +1,221 @@
+"""Reads have a boundary, and saikish's own keys stay home (docs/SPEC.md §4.8)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from saikish.engine import boundary
+from saikish.engine.policy import Context, RuleSet, decide
+from saikish.engine.rules import parse_rule
+from saikish.tools import builtin_tools
+from saikish.tools.base import RunContext
+from saikish.tools.files import grep
+from saikish.tools.sandbox.childenv import child_environment
+from saikish.types import Autonomy, Mode, Source, Tier, ToolCall, Verdict
+from tests.support.harness import Run, write_script
+
+CLI = Callable[..., Run]
+WS = "/srv/project"
+
+
+@pytest.mark.parametrize(("path", "concern", "why"), [
+    ("src/app.py", None, "an ordinary file inside"),
+    (".", None, "the workspace itself"),
+    ("/etc/hosts", boundary.OUTSIDE, "absolute path outside"),
+    ("../other/x", boundary.OUTSIDE, "../ leaves the workspace"),
+    ("src/../../x", boundary.OUTSIDE, "../ inside a path"),
+    ("~", boundary.OUTSIDE, "home"),
+    (".env", boundary.SECRET, ".env"),
+    (".env.production", boundary.SECRET, ".env.*"),
+    ("config/server.pem", boundary.SECRET, "*.pem"),
+    ("deploy.key", boundary.SECRET, "*.key"),
+    ("~/.ssh/id_rsa", boundary.SECRET, "id_* in .ssh, outside too: secret wins"),
+    ("keys/id_ed25519", boundary.SECRET, "id_* anywhere"),
+    (".ssh", boundary.SECRET, "the .ssh directory itself"),
+    ("~/.aws/credentials", boundary.SECRET, ".aws/"),
+    ("~/.netrc", boundary.SECRET, ".netrc"),
+    (".npmrc", boundary.SECRET, ".npmrc"),
+    (".git-credentials", boundary.SECRET, ".git-credentials"),
+    ("/proc/self/environ", boundary.SECRET, "another process's environment"),
+    ("/proc/1/environ", boundary.SECRET, "pid 1's environment"),
+    ("src/environment.py", None, "a name that only looks like one"),
+    ("docs/keys.md", None, "*.key does not match keys.md"),
+])
+def test_read_concern(path: str, concern: str | None, why: str) -> None:
+    assert boundary.read_concern(path, WS) == concern, why
+
+
+def test_a_link_out_of_the_workspace_is_outside(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (tmp_path / "secret.txt").write_text("x")
+    (ws / "innocent.txt").symlink_to(tmp_path / "secret.txt")
+    (ws / "token.txt").symlink_to(tmp_path / ".env")
+    assert boundary.read_concern("innocent.txt", str(ws)) == boundary.OUTSIDE
+    assert boundary.read_concern("token.txt", str(ws)) == boundary.SECRET  # resolved name
+
+
+@pytest.mark.parametrize(("argv", "prints"), [
+    (["env"], True), (["printenv"], True), (["printenv", "OPENAI_API_KEY"], True),
+    (["env", "-u", "HOME"], True), (["env", "-0"], True), (["export"], True),
+    (["export", "-p"], True), (["declare", "-p", "X"], True), (["set"], True),
+    (["env", "FOO=1", "make"], False), (["env", "-i", "ls"], False),
+    (["env", "-S", "ls -l"], False), (["export", "A=1"], False), (["set", "-e"], False),
+    (["echo", "env"], False), ([], False),
+])
+def test_environment_concern(argv: list[str], prints: bool) -> None:
+    assert (boundary.environment_concern(argv) == boundary.ENVIRONMENT) is prints
+
+
+def ctx(allow: tuple[str, ...] = (), autonomy: Autonomy = Autonomy.CAUTIOUS,
+        mode: Mode = Mode.EVENT_BASED, ask: tuple[str, ...] = ()) -> Context:
+    rules = RuleSet(config_allow=tuple(parse_rule(r) for r in allow),
+                    config_ask=tuple(parse_rule(r) for r in ask))
+    return Context(builtin_tools(), rules, autonomy, mode, WS)
+
+
+def call(tool: str, **args: object) -> ToolCall:
+    return ToolCall("1", tool, args)
+
+
+@pytest.mark.parametrize(("tool", "args", "reason", "proposed"), [
+    ("read_file", {"path": "/etc/hosts"}, "read_file reads /etc/hosts, which is outside the "
+     "workspace", "read_file(path=/etc/**)"),
+    ("list_files", {"path": "/"}, "list_files reads /, which is outside the workspace",
+     "list_files(path=/)"),
+    ("grep", {"pattern": "KEY", "path": "~"}, "outside the workspace",
+     "grep(path={HOME})"),
+    ("read_file", {"path": ".env"}, "read_file reads .env, which is a file that may hold "
+     "secrets", "read_file(path=.env)"),
+    ("read_file", {"path": "~/.ssh/id_rsa"}, "may hold secrets",
+     "read_file(path={HOME}/.ssh/id_rsa)"),
+])
+def test_reads_across_the_boundary_are_asked_even_under_full_auto(
+        tool: str, args: dict[str, object], reason: str, proposed: str) -> None:
+    for autonomy in (Autonomy.CAUTIOUS, Autonomy.FULL_AUTO):
+        found = decide(call(tool, **args), ctx(allow=(tool,), autonomy=autonomy))
+        # A bare tool rule was written for the workspace: it does not carry reads out of it.
+        assert found.verdict is Verdict.ASK, autonomy
+        assert reason in found.reason
+        # HOME is the test's own (tests/conftest.py), so it is read when the test runs.
+        assert found.proposed_rules == (proposed.replace("{HOME}", os.path.expanduser("~")),)
+
+
+@pytest.mark.parametrize(("path", "glob"), [
+    ("/etc/hosts", "/etc/**"), ("/etc", "/etc"), ("/vmlinuz", "/vmlinuz"),
+    ("~/notes.txt", "{HOME}/notes.txt"),
+    ("~/src/x.py", "{HOME}/src/**"),
+])
+def test_always_never_offers_the_whole_machine_or_home(path: str, glob: str) -> None:
+    expected = glob.replace("{HOME}", os.path.expanduser("~"))
+    assert boundary.proposal_glob(path, WS, boundary.OUTSIDE) == expected
+
+
+@pytest.mark.parametrize("command", ["cat /proc/self/environ", None])
+def test_a_rule_for_proc_self_names_self_never_this_processs_pid(command: str | None) -> None:
+    the_call = call("bash", command=command) if command else \
+        call("read_file", path="/proc/self/environ")
+    found = decide(the_call, ctx())
+    assert found.verdict is Verdict.ASK
+    proposed = found.proposed_rules
+    assert proposed == ("read_file(path=/proc/self/environ)",), proposed
+    assert str(os.getpid()) not in proposed[0]
+    # ... and the rule then covers the same words, and nothing else of /proc.
+    allowed = ctx(allow=proposed)
+    assert decide(the_call, allowed).verdict is Verdict.ALLOW
+    assert decide(call("read_file", path="/proc/1/environ"), allowed).verdict is Verdict.ASK
+
+
+def test_the_proposed_directory_rule_then_allows_that_directory_only() -> None:
+    rule = decide(call("read_file", path="/etc/hosts"), ctx()).proposed_rules[0]
+    allowed = ctx(allow=(rule,))
+    found = decide(call("read_file", path="/etc/hostname"), allowed)
+    assert (found.verdict, found.rule) == (Verdict.ALLOW, "read_file(path=/etc/**)")
+    assert decide(call("read_file", path="/var/log/syslog"), allowed).verdict is Verdict.ASK
+    # ... but never a secret below it: those need a rule naming the exact path.
+    assert decide(call("read_file", path="/etc/ssl/private/server.key"),
+                  allowed).verdict is Verdict.ASK
+    exact = ctx(allow=("read_file(path=.env)",))
+    assert decide(call("read_file", path=".env"), exact).verdict is Verdict.ALLOW
+    assert decide(call("read_file", path=".env"),
+                  ctx(allow=("read_file(path=**)",))).verdict is Verdict.ASK
+
+
+def test_modes_answer_boundary_reads_for_the_person() -> None:
+    # A file tool runs in saikish itself, not in the sandbox: a read outside the workspace
+    # needs a person, and --auto-approve never answers for one (docs/SPEC.md §4.1).
+    found = decide(call("read_file", path="/etc/hosts"), ctx(mode=Mode.AUTO_APPROVE))
+    assert (found.verdict, found.tier) == (Verdict.ASK, Tier.ASKED)
+    assert "outside the workspace" in found.reason
+    found = decide(call("read_file", path="/etc/hosts"), ctx(mode=Mode.AUTO_DENY))
+    assert (found.verdict, found.source) == (Verdict.REJECT, Source.MODE)
+
+
+def test_an_ask_rule_beats_allow_rules_and_autonomy_and_names_itself() -> None:
+    rules = ctx(allow=("read_file",), autonomy=Autonomy.FULL_AUTO,
+                ask=("read_file(path=notes/**)",))
+    found = decide(call("read_file", path="notes/plan.md"), rules)
+    assert (found.verdict, found.rule) == (Verdict.ASK, "read_file(path=notes/**)")
+    assert found.reason == "asked by rule read_file(path=notes/**)"
+    assert found.proposed_rules == ()  # no allow rule could lift an ask rule
+    assert decide(call("read_file", path="src/a.py"), rules).verdict is Verdict.ALLOW
+    denied = decide(call("read_file", path="notes/plan.md"),
+                    ctx(ask=("read_file",), mode=Mode.AUTO_DENY))
+    assert (denied.verdict, denied.source, denied.rule) == (Verdict.REJECT, Source.MODE,
+                                                             "read_file")
+    approved = decide(call("read_file", path="notes/plan.md"),
+                      ctx(ask=("read_file",), mode=Mode.AUTO_APPROVE))
+    assert approved.verdict is Verdict.ASK  # an ask rule is the person's wish to see it
+
+
+def test_check_names_the_ask_rule(cli: CLI) -> None:
+    assert cli("allowlist", "add", "--ask", "write_file").code == 0
+    run = cli("check", "--json", "--autonomy", "full-auto", "--tool", "write_file",
+              "--args", '{"path": "a.txt", "content": "x"}')
+    data = json.loads(run.out)
+    assert (data["decision"], data["rule"], data["reason"]) == ("ask", "write_file",
+                                                               "asked by rule write_file")
+
+
+def test_grep_over_a_tree_skips_secret_files(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("API_KEY=sk-live\n")
+    (tmp_path / "app.py").write_text("API_KEY = os.environ['API_KEY']\n")
+    out = grep({"pattern": "API_KEY"}, RunContext(str(tmp_path))).text
+    assert "sk-live" not in out and "app.py:1:" in out
+    assert "[not searched, may hold secrets: .env; read_file asks for them]" in out
+
+
+def test_children_never_inherit_saikishs_keys() -> None:
+    env = {"OPENAI_API_KEY": "sk-a", "ANTHROPIC_API_KEY": "sk-b", "MY_KEY": "sk-c",
+           "HOME": "/home/me", "PATH": "/bin"}
+    assert child_environment(["sk-c"], env) == {"HOME": "/home/me", "PATH": "/bin"}
+
+
+@pytest.mark.parametrize(("sandbox", "kept"), [
+    ("off", True),  # outside, the rest of the environment is kept (saikish.tools.sandbox.childenv)
+    ("auto", False),  # inside, only the allowed names pass (docs/SPEC.md §4.9)
+])
+def test_env_through_the_bash_tool_shows_no_key_saikish_holds(
+        cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox: str,
+        kept: bool) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-held")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-anthropic-held")
+    monkeypatch.setenv("MY_PROVIDER_KEY", "sk-from-agent-yml")
+    monkeypatch.setenv("HARMLESS_MARKER", "still-here")
+    user = Path(os.environ["SAIKISH_CONFIG_DIR"])
+    user.mkdir(parents=True)
+    (user / "agent.yml").write_text("llm:\n  apiKey: $MY_PROVIDER_KEY\n")
+    model = write_script(tmp_path / "s.yml", "- tool_calls:\n"
+                         "    - {name: bash, arguments: {command: 'env > env.txt'}}\n"
+                         "- text: done\n")
+    run = cli("-p", "show env", "-m", model, "--auto-approve", "--sandbox", sandbox)
+    assert run.code == 0
+    output = Path("env.txt").read_text()
+    assert ("HARMLESS_MARKER=still-here" in output) is kept
+    for secret in ("sk-openai-held", "sk-anthropic-held", "sk-from-agent-yml"):
+        assert secret not in output

@@ -1,0 +1,104 @@
+"""bashlex runs bounded (saikish/engine/bash/bounded.py): a parse that never ends is asked.
+
+bashlex 0.18 loops for ever, growing its memory, on a `${` with no `}` after it inside
+an ANSI-C string (docs/upstream/bashlex-loop.md). Before the watchdog, `saikish check`,
+`-p` and ACP hung on these 12-character commands.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from saikish.engine.bash.bounded import ParserFault, Watchdog
+from saikish.engine.bash.shell import analyse
+from tests.support.harness import write_script
+
+LOOPING = [
+    pytest.param("echo \\'$'${'", id="escaped-quote-then-ansi-c"),
+    pytest.param("echo $'${'", id="ansi-c"),
+    pytest.param("echo $'\n${'", id="two-lines"),
+    pytest.param("x=$'${' && ls", id="assignment"),
+]
+DEADLINE = 120  # generous: the bound is 3 s of CPU time, the machine may be loaded
+
+
+def saikish(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "saikish", *argv], cwd=cwd, text=True,
+                          capture_output=True, stdin=subprocess.DEVNULL, timeout=DEADLINE)
+
+
+@pytest.mark.parametrize("command", LOOPING)
+def test_check_answers_a_command_that_makes_bashlex_loop(ws: Path, command: str) -> None:
+    run = saikish("check", "--json", "--", command, cwd=ws)
+    data = json.loads(run.stdout)
+    assert (run.returncode, data["decision"], data["risk"]) == (0, "ask", "UNKNOWN")
+    assert data["reason"] == ("it cannot be fully analysed: the shell parser did not finish "
+                              "within 3 s")
+
+
+def test_full_autonomy_does_not_allow_what_could_not_be_parsed(ws: Path) -> None:
+    run = saikish("check", "--json", "--autonomy", "full-auto", "--", "echo $'${'", cwd=ws)
+    assert json.loads(run.stdout)["decision"] == "ask"
+
+
+def test_a_one_shot_run_goes_on_after_the_call_that_cannot_be_analysed(
+        ws: Path, tmp_path: Path) -> None:
+    model = write_script(tmp_path / "s.yml", "- tool_calls:\n    - {name: bash, arguments: "
+                                             "{command: \"echo $'${'\"}}\n- text: done\n")
+    run = saikish("-p", "go", "-m", model, "--auto-deny", "--output-format", "json", cwd=ws)
+    data = json.loads(run.stdout)
+    assert (run.returncode, data["exit_reason"], data["result"]) == (0, "finished", "done")
+    (call,) = data["calls"]
+    assert (call["decision"], call["source"]) == ("rejected_soft", "mode")
+    assert "the shell parser did not finish" in call["reason"]
+
+
+def test_a_plain_command_never_waits_for_the_parser() -> None:
+    # The watchdog only guards the parser; plain text is split without it.
+    assert [c.argv for c in analyse("git status && ls -la | wc -l").commands] == [
+        ("git", "status"), ("ls", "-la"), ("wc", "-l")]
+
+
+# -- the watchdog itself -----------------------------------------------------------------
+
+def spin(text: str) -> str:
+    while True:
+        text = text[:1]
+
+
+def grow(text: str) -> str:
+    kept = []
+    while True:
+        kept.append(text * 1_000_000)
+
+
+def test_the_watchdog_stops_a_function_that_never_returns() -> None:
+    with pytest.raises(ParserFault, match="did not finish within 0.5 s"):
+        Watchdog(cpu_seconds=0.5).run(spin, "x")
+
+
+def test_the_watchdog_stops_a_function_that_grows_without_bound() -> None:
+    with pytest.raises(ParserFault, match="more than 64 MB of memory"):
+        Watchdog(cpu_seconds=60, memory_bytes=64 << 20).run(grow, "x")
+
+
+def test_one_threads_runaway_parse_does_not_stop_another_thread() -> None:
+    watchdog = Watchdog(cpu_seconds=0.5)
+    results: list[str] = []
+
+    def quick() -> None:
+        for _ in range(200):
+            results.append(watchdog.run(str.upper, "ok"))
+
+    helper = threading.Thread(target=quick)
+    helper.start()
+    with pytest.raises(ParserFault):
+        watchdog.run(spin, "x")
+    helper.join()
+    assert results == ["OK"] * 200

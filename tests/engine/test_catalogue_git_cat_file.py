@@ -1,0 +1,38 @@
+"""`git cat-file` reads objects; asked to convert them, it runs programs (docs/SPEC.md §4.7).
+
+`--textconv` and `--filters` are off by default in cat-file (unlike `git diff`'s
+textconv): asking for them runs the textconv driver or the smudge filter that the
+repository's own .gitattributes picks for the path (git-lfs smudge fetches over the
+network). A broad `Bash(git *)` rule must not cover them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from saikish.types import Autonomy, Verdict
+from tests.engine.test_engine_attacks import assess, blocking_part, context, explain
+
+ROWS = [
+    ("git cat-file --textconv HEAD:notes.pdf", "git cat-file --textconv",
+     "runs the textconv program a .gitattributes driver names"),
+    ("git cat-file --filters HEAD:big.bin", "git cat-file --filters",
+     "runs the smudge filters .gitattributes picks"),
+    ("git cat-file --batch --textconv", "git cat-file --batch --textconv",
+     "runs the textconv program"),
+]
+
+
+@pytest.mark.parametrize(("command", "part", "why"), ROWS, ids=[r[0] for r in ROWS])
+def test_converting_options_run_programs(command: str, part: str, why: str) -> None:
+    for autonomy in (Autonomy.CAUTIOUS, Autonomy.FULL_AUTO):
+        found = assess(command, context(autonomy, allow=["Bash(git *)"]))
+        assert found.verdict is not Verdict.ALLOW, explain(found)
+        assert blocking_part(found, part, why) is not None, explain(found)
+
+
+@pytest.mark.parametrize("command", ["git cat-file -p HEAD:notes.pdf", "git cat-file -s HEAD:x",
+                                     "git cat-file --no-textconv -p HEAD:x",
+                                     "git cat-file --no-filters -p HEAD:x"])
+def test_reading_objects_stays_quiet(command: str) -> None:
+    assert assess(command, context(Autonomy.CAUTIOUS)).verdict is Verdict.ALLOW
