@@ -1,0 +1,96 @@
+"""Here-documents: the quoted ones are cut out of the text before bashlex reads it."""
+
+from __future__ import annotations
+
+import re
+
+PLACEHOLDER = "SAIKISH_HEREDOC_"
+_HEREDOC_OP = re.compile(r"<<(-?)[ \t]*")
+_DELIMITER = re.compile(r"""(?:[^\s;&|<>()'"\\]|\\.|'[^']*'|"[^"]*")+""")
+
+
+
+def _cut_heredocs(text: str, heredocs: dict[str, tuple[str, bool]], first: int) -> str:
+    """Replace quoted here-documents by placeholders; unquoted ones bashlex reads itself.
+
+    The shell module checks that bashlex sees every placeholder as a here-document of
+    its own: if this scan misread the quoting, the command is opaque, never hidden.
+    """
+    out: list[str] = []
+    pending: list[tuple[str, bool, str]] = []  # (delimiter, strip tabs, placeholder)
+    lines = text.split("\n")
+    quote = ""
+    i = 0
+    while i < len(lines):
+        new_line, found, quote = _heredoc_ops(lines[i], first + len(heredocs) + len(pending),
+                                              quote)
+        out.append(new_line)
+        pending.extend(found)
+        i += 1
+        while pending and not quote:  # a body starts on the line after its command line
+            delimiter, strip, placeholder = pending.pop(0)
+            body: list[str] = []
+            while i < len(lines) and (lines[i].lstrip("\t") if strip else lines[i]) != delimiter:
+                body.append(lines[i])
+                i += 1
+            i += 1  # the delimiter line (or the end of the text, as bash does)
+            if placeholder:
+                heredocs[placeholder] = ("\n".join(body), True)
+                out.append(placeholder)
+            else:
+                out.extend(body)
+                out.append(delimiter)
+    return "\n".join(out)
+
+
+def _heredoc_ops(line: str, counter: int,
+                 quote: str) -> tuple[str, list[tuple[str, bool, str]], str]:
+    """Find `<<` operators outside quotes on one line; rewrite the quoted ones."""
+    found: list[tuple[str, bool, str]] = []
+    out: list[str] = []
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if quote:
+            if c == "\\" and quote != "'":
+                out.append(line[i:i + 2])
+                i += 2
+                continue
+            if c == quote[-1]:
+                quote = ""
+            out.append(c)
+            i += 1
+            continue
+        if c == "\\":
+            out.append(line[i:i + 2])
+            i += 2
+            continue
+        if c == "$" and line.startswith("$'", i):
+            quote = "$'"
+            out.append("$'")
+            i += 2
+            continue
+        if c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or line[i - 1] in " \t;&|("):
+            out.append(line[i:])
+            break
+        elif line.startswith("<<<", i):  # a here-string, not a here-document
+            out.append("<<<")
+            i += 3
+            continue
+        elif line.startswith("<<", i):
+            op = _HEREDOC_OP.match(line, i)
+            word = _DELIMITER.match(line, op.end()) if op else None
+            if op and word:
+                raw = word.group(0)
+                delimiter = re.sub(r"""\\(.)|['"]""", lambda m: m.group(1) or "", raw)
+                quoted = raw != delimiter
+                placeholder = f"{PLACEHOLDER}{counter + len(found)}" if quoted else ""
+                found.append((delimiter, bool(op.group(1)), placeholder))
+                out.append(f"<<{op.group(1)}{placeholder or raw}")
+                i = word.end()
+                continue
+        out.append(c)
+        i += 1
+    return "".join(out), found, quote
