@@ -57,6 +57,8 @@ class SimpleCommand:
     offset: int = 0
     # Inside an ssh command line: runs on another host.
     remote: bool = False
+    # What a here-document or here-string gives it on stdin, when that text is static.
+    feed: str | None = None
 
     @property
     def name(self) -> str:
@@ -88,3 +90,7 @@ class ShellAnalysis:
     # The parser itself was stopped (it looped or grew past its bounds): nothing of the
     # text was read, so it needs a person, not only the sandbox (docs/SPEC.md §4.1).
     parser_fault: bool = False
+    # Constructs bashlex does not read, which the preparse module rewrote first ("[[ ]]",
+    # "a quoted here-document"...): the analysis rests on a rewrite, so the call may run
+    # contained at most, never verified (docs/SPEC.md §4.1, §4.2).
+    rewritten: tuple[str, ...] = ()

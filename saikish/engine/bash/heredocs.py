@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import re
 
+from saikish.engine.bash.words import decode_ansi_c
+
 PLACEHOLDER = "SAIKISH_HEREDOC_"
 _HEREDOC_OP = re.compile(r"<<(-?)[ \t]*")
-_DELIMITER = re.compile(r"""(?:[^\s;&|<>()'"\\]|\\.|'[^']*'|"[^"]*")+""")
-
+# One delimiter word: plain characters, escapes, '...', "...", $'...' and $"...".
+_DELIMITER = re.compile(r"""(?:\$'(?:[^'\\]|\\.)*'|\$"(?:[^"\\]|\\.)*"|[^\s;&|<>()'"\\]|"""
+                        r"""\\.|'[^']*'|"(?:[^"\\]|\\.)*")+""")
+_DELIMITER_PART = re.compile(r"""\$'((?:[^'\\]|\\.)*)'|\$?"((?:[^"\\]|\\.)*)"|'([^']*)'|"""
+                             r"""\\(.)|(.)""", re.S)
+_DOUBLE_QUOTED_ESCAPE = re.compile(r"""\\([$`"\\\n])""")
 
 
 def _cut_heredocs(text: str, heredocs: dict[str, tuple[str, bool]], first: int) -> str:
@@ -31,7 +37,8 @@ def _cut_heredocs(text: str, heredocs: dict[str, tuple[str, bool]], first: int) 
             delimiter, strip, placeholder = pending.pop(0)
             body: list[str] = []
             while i < len(lines) and (lines[i].lstrip("\t") if strip else lines[i]) != delimiter:
-                body.append(lines[i])
+                # <<- strips leading tabs from every body line, quoted or not.
+                body.append(lines[i].lstrip("\t") if strip and placeholder else lines[i])
                 i += 1
             i += 1  # the delimiter line (or the end of the text, as bash does)
             if placeholder:
@@ -84,8 +91,7 @@ def _heredoc_ops(line: str, counter: int,
             word = _DELIMITER.match(line, op.end()) if op else None
             if op and word:
                 raw = word.group(0)
-                delimiter = re.sub(r"""\\(.)|['"]""", lambda m: m.group(1) or "", raw)
-                quoted = raw != delimiter
+                delimiter, quoted = delimiter_word(raw)
                 placeholder = f"{PLACEHOLDER}{counter + len(found)}" if quoted else ""
                 found.append((delimiter, bool(op.group(1)), placeholder))
                 out.append(f"<<{op.group(1)}{placeholder or raw}")
@@ -94,3 +100,21 @@ def _heredoc_ops(line: str, counter: int,
         out.append(c)
         i += 1
     return "".join(out), found, quote
+
+
+def delimiter_word(raw: str) -> tuple[str, bool]:
+    """The delimiter bash 5.2 reads from a here-document's word, and whether it is quoted.
+
+    Quote removal as on any word, with $'...' decoded as ANSI-C and $"..." read as "...";
+    no expansion (`<<$x` ends at a line `$x`). Any quoting character quotes the body.
+    """
+    out: list[str] = []
+    for ansi_c, double, single, escaped, plain in _DELIMITER_PART.findall(raw):
+        if ansi_c:
+            out.append(decode_ansi_c(ansi_c))
+        elif double:
+            out.append(_DOUBLE_QUOTED_ESCAPE.sub(lambda m: "" if m.group(1) == "\n"
+                                                 else m.group(1), double))
+        else:
+            out.append(single or escaped or plain)
+    return "".join(out), any(c in raw for c in "'\"\\")

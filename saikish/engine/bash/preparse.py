@@ -33,6 +33,9 @@ class Preparsed:
     # Placeholder delimiter -> (body, quoted).
     heredocs: dict[str, tuple[str, bool]] = field(default_factory=dict)
     opaque: tuple[str, ...] = ()
+    # What was rewritten (a construct bashlex does not read): the analysis rests on this
+    # module's reading of it, so the call is never verified (docs/SPEC.md §4.1, §4.2).
+    rewritten: tuple[str, ...] = ()
 
 
 def preparse(text: str, first: int = 0) -> Preparsed:
@@ -43,8 +46,9 @@ def preparse(text: str, first: int = 0) -> Preparsed:
     heredocs: dict[str, tuple[str, bool]] = {}
     text = _cut_heredocs(text, heredocs, first)
     opaque: list[str] = []
-    text = _Rewriter(text, opaque).run()
-    return Preparsed(text, heredocs, tuple(opaque))
+    rewritten = ["a quoted here-document"] if heredocs else []
+    text = _Rewriter(text, opaque, rewritten).run()
+    return Preparsed(text, heredocs, tuple(opaque), tuple(dict.fromkeys(rewritten)))
 
 
 # -- arithmetic, [[ ]], time ---------------------------------------------------------
@@ -55,8 +59,10 @@ MAX_NESTING = 12  # case statements inside case statements
 class _Rewriter:
     """One quote-aware pass over the text, rewriting constructs where commands start."""
 
-    def __init__(self, text: str, opaque: list[str], depth: int = 0) -> None:
+    def __init__(self, text: str, opaque: list[str], rewritten: list[str],
+                 depth: int = 0) -> None:
         self.text, self.opaque, self.depth = text, opaque, depth
+        self.rewritten = rewritten
         self.out: list[str] = []
         self.i = 0
         self.at_command = True
@@ -81,7 +87,8 @@ class _Rewriter:
             elif self.at_command and text.startswith("case", self.i) and self.boundary(4):
                 self.case_statement()
             elif self.at_command and text.startswith("time", self.i) and self.boundary(4):
-                self.i += 4
+                self.i += 4  # exact, not a rewrite that is recorded: what follows the
+                # keyword (or /usr/bin/time) is what runs, and it is read as it stands
                 match = re.match(r"[ \t]+(-p[ \t]+)?", text[self.i:])
                 self.i += match.end() if match else 0
             elif c in ";&|(){}\n!":
@@ -147,6 +154,7 @@ class _Rewriter:
                 "[" in items and "$" in items:
             self.opaque.append("an array whose elements run commands")
         self.out.append(head.group(1) + "SAIKISH_ARRAY")
+        self.rewritten.append("an array literal")
         self.i = end + 1
         self.at_command = False
 
@@ -167,6 +175,7 @@ class _Rewriter:
         if replacement is None:
             replacement = arithmetic_word(expr)
         self.out.append(replacement)
+        self.rewritten.append("arithmetic")
         self.i = j
 
     def conditional(self) -> None:
@@ -212,6 +221,7 @@ class _Rewriter:
             # [[ ]] evaluates these operands as arithmetic: a subscript there is code.
             self.opaque.append("an array subscript that [[ ]] evaluates as code")
         self.out.append("".join(pieces))
+        self.rewritten.append("[[ ]]")
         self.i = j + 2
         self.at_command = False
 
@@ -246,8 +256,10 @@ class _Rewriter:
                 return
             words.extend(p.strip() for p in _split_top(text[j:end], "|") if p.strip())
             body_end, j = _case_body(text, end + 1)
-            bodies.append(_Rewriter(text[end + 1:body_end], self.opaque, self.depth + 1).run())
+            bodies.append(_Rewriter(text[end + 1:body_end], self.opaque, self.rewritten,
+                                    self.depth + 1).run())
         self.out.append("{ : " + " ".join(words) + "\n" + "\n".join(bodies) + "\n}")
+        self.rewritten.append("a case statement")
         self.i = j + 4
         self.at_command = False
 

@@ -57,5 +57,5 @@ def analyse(command: str) -> ShellAnalysis:
                 else c for c in walker.commands]
     return ShellAnalysis(tuple(commands), tuple(dict.fromkeys(walker.opaque)),
                          walker.raw_escalation, tuple(walker.heredoc_writes),
-                         walker.parser_fault)
+                         walker.parser_fault, tuple(dict.fromkeys(walker.rewritten)))
 

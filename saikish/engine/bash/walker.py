@@ -48,6 +48,7 @@ class _Walker:
     opaque: list[str] = field(default_factory=list)
     raw_escalation: bool = False
     parser_fault: bool = False
+    rewritten: list[str] = field(default_factory=list)
     functions: set[str] = field(default_factory=set)
     heredoc_writes: list[tuple[Target, str]] = field(default_factory=list)
     cwd: _Cwd = field(default_factory=_Cwd)
@@ -97,6 +98,7 @@ class _Walker:
             return
         pre = preparse(text, len(self.bodies))
         self.opaque.extend(pre.opaque)
+        self.rewritten.extend(pre.rewritten)
         self.bodies.update(pre.heredocs)
         if len(pre.text) > MAX_PARSE:
             self.opaque.append(f"the command is too long to analyse ({len(text):,} characters)")
@@ -355,7 +357,8 @@ class _Walker:
             own = runs or any(i.remote for i in found.inner)
             command = SimpleCommand(
                 argv[:found.end] if own else argv, own_writes, hijack, False, open_ended, via,
-                stdin, bool(runs), found, reads, outer=outer, offset=offset, remote=remote)
+                stdin, bool(runs), found, reads, outer=outer, offset=offset, remote=remote,
+                feed=_static_feed(feeds))
             self.commands.append(command)
             name = found.path[0]
             for inner in found.inner:
@@ -480,6 +483,13 @@ class _Walker:
             return None
         return replace(self.cwd.resolve(word), redirect=True,
                        append=node.type in (">>", "&>>"))
+
+
+def _static_feed(feeds: list[tuple[str, Word]] | None) -> str | None:
+    """The text the last here-document or here-string gives stdin, when it is static."""
+    if not feeds or feeds[-1][0] not in ("heredoc", "herestring") or not feeds[-1][1].literal:
+        return None
+    return feeds[-1][1].value
 
 
 def _found_names(found: Parse) -> Word:

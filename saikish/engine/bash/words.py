@@ -98,5 +98,29 @@ def _double_quoted(raw: str, i: int) -> tuple[int, str, bool]:
     return i + 1, "".join(out), dynamic
 
 
+_ANSI_C = re.compile(r"\\(?:([abeEfnrtv\\'\"?])|([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|"
+                     r"u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|c(.))", re.S)
+_ANSI_C_LETTERS = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
+                   "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def decode_ansi_c(text: str) -> str:
+    """The value of $'text' (bash's ANSI-C quoting); an unknown escape stays as written."""
+    return _ANSI_C.sub(_ansi_c_escape, text)
+
+
+def _ansi_c_escape(match: re.Match[str]) -> str:
+    letter, octal, hexa, short, long, control = match.groups()
+    if letter:
+        return _ANSI_C_LETTERS[letter]
+    if control:
+        return chr(ord(control.upper()) & 0x1F) if control != "?" else "\x7f"
+    number = int(octal, 8) if octal else int(hexa or short or long, 16)
+    try:
+        return chr(number & 0xFF) if octal or hexa else chr(number)
+    except (ValueError, OverflowError):  # past the last code point: kept as written
+        return match.group(0)
+
+
 # What xargs appends: words only known at run time (and past the end of argv).
 XARGS_INPUT = Word("$XARGS_INPUT", dynamic=True)
