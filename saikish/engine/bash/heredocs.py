@@ -118,3 +118,57 @@ def delimiter_word(raw: str) -> tuple[str, bool]:
         else:
             out.append(single or escaped or plain)
     return "".join(out), any(c in raw for c in "'\"\\")
+
+
+_BACKQUOTE_ESCAPE = re.compile(r"\\([$`\\])")
+
+
+def backquoted(text: str) -> str:
+    """The script inside `...`: bash removes a backslash before $, ` and \\ first."""
+    return _BACKQUOTE_ESCAPE.sub(r"\1", text)
+
+
+def substitutions(body: str) -> list[str]:
+    """The scripts `$(...)` and `...` in an unquoted here-document body run, outermost
+    first. Quotes are literal in a body, but count inside a substitution; a substitution
+    with no end runs to the end of the body (bash would refuse the whole text)."""
+    found: list[str] = []
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\":
+            i += 2
+        elif body.startswith("$((", i):
+            i += 3  # arithmetic: its text is words, any $( in it is found by the scan
+        elif body.startswith("$(", i):
+            end = _closing_paren(body, i + 2)
+            found.append(body[i + 2:end])
+            i = end + 1
+        elif c == "`":
+            end = i + 1
+            while end < len(body) and body[end] != "`":
+                end += 2 if body[end] == "\\" else 1
+            found.append(backquoted(body[i + 1:end]))
+            i = end + 1
+        else:
+            i += 1
+    return found
+
+
+def _closing_paren(text: str, j: int) -> int:
+    """Index of the `)` closing a `$(` whose text starts at j (or the end of the text)."""
+    depth = 1
+    while j < len(text):
+        c = text[j]
+        if c in "'\"":
+            end = text.find(c, j + 1)
+            j = len(text) if end < 0 else end + 1
+            continue
+        if c == "\\":
+            j += 2
+            continue
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if depth == 0:
+            return j
+        j += 1
+    return len(text)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from saikish.engine.bash.heredocs import _cut_heredocs
+from saikish.engine.bash.heredocs import _closing_paren, _cut_heredocs, substitutions
 from saikish.engine.bash.written import arithmetic_word
 
 _ARRAY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*\+?=)\(")
@@ -36,6 +36,9 @@ class Preparsed:
     # What was rewritten (a construct bashlex does not read): the analysis rests on this
     # module's reading of it, so the call is never verified (docs/SPEC.md §4.1, §4.2).
     rewritten: tuple[str, ...] = ()
+    # Scripts that $( ) and backticks inside a rewritten construct run (an array's
+    # elements or keys, arithmetic): the rewrite hides them from bashlex, not from us.
+    scripts: tuple[str, ...] = ()
 
 
 def preparse(text: str, first: int = 0) -> Preparsed:
@@ -47,8 +50,10 @@ def preparse(text: str, first: int = 0) -> Preparsed:
     text = _cut_heredocs(text, heredocs, first)
     opaque: list[str] = []
     rewritten = ["a quoted here-document"] if heredocs else []
-    text = _Rewriter(text, opaque, rewritten).run()
-    return Preparsed(text, heredocs, tuple(opaque), tuple(dict.fromkeys(rewritten)))
+    rewriter = _Rewriter(text, opaque, rewritten)
+    text = rewriter.run()
+    return Preparsed(text, heredocs, tuple(opaque), tuple(dict.fromkeys(rewritten)),
+                     tuple(rewriter.scripts))
 
 
 # -- arithmetic, [[ ]], time ---------------------------------------------------------
@@ -63,6 +68,7 @@ class _Rewriter:
                  depth: int = 0) -> None:
         self.text, self.opaque, self.depth = text, opaque, depth
         self.rewritten = rewritten
+        self.scripts: list[str] = []
         self.out: list[str] = []
         self.i = 0
         self.at_command = True
@@ -128,9 +134,23 @@ class _Rewriter:
                 self.arithmetic(j + 3, None)
                 j = self.i
                 continue
+            if text.startswith("$(", j):
+                self.emit(text[self.i:j + 2])
+                self.substitution()
+                j = self.i
+                continue
             j += 1
         self.emit(text[self.i:min(j + 1, len(text))])
         self.at_command = False
+
+    def substitution(self) -> None:
+        """The script of a `$(` inside double quotes, rewritten as a script of its own
+        (`"$([[ x ]] && y)"`); it ends at its `)`, which the caller copies."""
+        end = _closing_paren(self.text, self.i)
+        inner = _Rewriter(self.text[self.i:end], self.opaque, self.rewritten, self.depth + 1)
+        self.out.append(inner.run())
+        self.scripts.extend(inner.scripts)
+        self.i = end
 
     def word(self) -> None:
         array = _ARRAY.match(self.text, self.i)
@@ -153,6 +173,7 @@ class _Rewriter:
         if "$(" in items or "`" in items or "<(" in items or ">(" in items or \
                 "[" in items and "$" in items:
             self.opaque.append("an array whose elements run commands")
+            self.scripts.extend(substitutions(items))
         self.out.append(head.group(1) + "SAIKISH_ARRAY")
         self.rewritten.append("an array literal")
         self.i = end + 1
@@ -168,10 +189,19 @@ class _Rewriter:
         if depth:
             self.emit(self.text[self.i:])  # unbalanced: bashlex will fail, and we ask
             return
+        if self.text[j - 2:j] != "))":
+            # `$((a) && b)`, `((a) || b)`: no `))` pair closes it, so bash reads `$(` `(`
+            # (a subshell in a substitution) or `(` `(`, not arithmetic: so do we.
+            self.emit("$(" if replacement is None else "(")
+            self.at_command = True
+            if replacement is None:
+                self.substitution()
+            return
         expr = self.text[start:j - 2]
         if "$(" in expr or "`" in expr or ("[" in expr and "$" in expr) or "<(" in expr:
             # bash evaluates array subscripts in arithmetic as code: a[$(cmd)], a['$x'].
             self.opaque.append("arithmetic that runs a command or evaluates a subscript")
+            self.scripts.extend(substitutions(expr))
         if replacement is None:
             replacement = arithmetic_word(expr)
         self.out.append(replacement)
@@ -256,8 +286,9 @@ class _Rewriter:
                 return
             words.extend(p.strip() for p in _split_top(text[j:end], "|") if p.strip())
             body_end, j = _case_body(text, end + 1)
-            bodies.append(_Rewriter(text[end + 1:body_end], self.opaque, self.rewritten,
-                                    self.depth + 1).run())
+            inner = _Rewriter(text[end + 1:body_end], self.opaque, self.rewritten, self.depth + 1)
+            bodies.append(inner.run())
+            self.scripts.extend(inner.scripts)
         self.out.append("{ : " + " ".join(words) + "\n" + "\n".join(bodies) + "\n}")
         self.rewritten.append("a case statement")
         self.i = j + 4

@@ -12,6 +12,7 @@ from saikish.engine.bash.arithmetic import _NAME, POSITIONAL, SUBSCRIPT_CODE, _s
 from saikish.engine.bash.bounded import ParserFault, shared
 from saikish.engine.bash.cwd import _Cwd, _Restore
 from saikish.engine.bash.facts import SimpleCommand, Target
+from saikish.engine.bash.heredocs import backquoted, substitutions
 from saikish.engine.bash.hijack import is_hijack_var
 from saikish.engine.bash.plain import _plain_segments
 from saikish.engine.bash.preparse import Preparsed, preparse
@@ -105,6 +106,9 @@ class _Walker:
             self._raw_escalation(text)
             return
         self.parsed(pre, depth, via, remote)
+        for code in pre.scripts:  # $( ) in an array or arithmetic the rewrite replaced
+            with self.subshell():
+                self.script(Word(code), depth + 1, via + ("$()",), remote)
 
     def parsed(self, pre: Preparsed, depth: int, via: tuple[str, ...], remote: bool) -> None:
         from saikish.engine.bash.bashlex_tables import (
@@ -415,7 +419,13 @@ class _Walker:
                remote: bool) -> None:
         """Commands hidden inside a word: $( ), backticks, <( ), and ${...} text."""
         for part in getattr(node, "parts", None) or ():
-            if part.kind in ("commandsubstitution", "processsubstitution"):
+            if part.kind == "commandsubstitution" and src[part.pos[0]:part.pos[0] + 1] == "`":
+                # Bash removes the backslashes before $ ` \\ in `...` and reads the rest as
+                # a script; bashlex's tree keeps them (`s\\\\t` runs `st`).
+                with self.subshell():
+                    self.script(Word(backquoted(src[part.pos[0] + 1:part.pos[1] - 1])),
+                                depth + 1, via + ("$()",), remote)
+            elif part.kind in ("commandsubstitution", "processsubstitution"):
                 with self.subshell():
                     self.node(part.command, src, depth, via + ("$()",), None, remote)
             elif part.kind == "parameter" and _SUBST.search(part.value):
@@ -467,8 +477,13 @@ class _Walker:
         """The file an output redirection writes, or None."""
         heredoc = getattr(node, "heredoc", None)
         if heredoc is not None and _SUBST.search(heredoc.value):
-            # An unquoted here-doc body is expanded by bash; bashlex keeps it raw.
+            # An unquoted here-doc body is expanded by bash; bashlex keeps it raw. What
+            # it runs is read from the body's text (so sudo there is still named), and
+            # the call stays opaque: this reading is not bashlex's.
             self.opaque.append("a command substitution inside a here-document")
+            for code in substitutions(heredoc.value):
+                with self.subshell():
+                    self.script(Word(code), depth + 1, via + ("$()",), remote)
         output = node.output
         if not hasattr(output, "kind"):
             return None  # a descriptor copy such as 2>&1
