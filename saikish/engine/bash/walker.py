@@ -5,23 +5,22 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from saikish.engine.bash.arithmetic import _NAME, POSITIONAL, SUBSCRIPT_CODE, _subscript_code
 from saikish.engine.bash.bounded import ParserFault, shared
 from saikish.engine.bash.cwd import _Cwd, _Restore
 from saikish.engine.bash.facts import SimpleCommand, Target
-from saikish.engine.bash.heredocs import backquoted, substitutions
 from saikish.engine.bash.hijack import is_hijack_var
 from saikish.engine.bash.plain import _plain_segments
 from saikish.engine.bash.preparse import Preparsed, preparse
+from saikish.engine.bash.redirects import heredoc_write, nested, redirection, stdin_feed
 from saikish.engine.bash.words import XARGS_INPUT, mentions_escalation, unquote
 from saikish.engine.commands.catalogue import Catalogue
 from saikish.engine.commands.grammar import Parse, Word, parse
 from saikish.engine.rules import in_git_dir
 
-_SUBST = re.compile(r"\$\(|`|<\(|>\(")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 MAX_DEPTH = 12
 MAX_COMMANDS = 2_000  # simple commands in one call; past it the call is asked, not analysed
@@ -193,9 +192,9 @@ class _Walker:
             if part.kind in ("operator", "reservedword", "pipe"):
                 continue
             if part.kind == "word":
-                self.nested(part, src, depth, via, remote)  # for-loop lists, case words
+                nested(self, part, src, depth, via, remote)  # for-loop lists, case words
             elif part.kind == "redirect":
-                self.redirection(part, src, depth, via, remote, writes, reads)
+                redirection(self, part, src, depth, via, remote, writes, reads)
             else:
                 self.node(part, src, depth, via, stdin, remote)
         if writes or reads:  # `{ ...; } >> ~/.bashrc`, `done < f`: of their own (§4.7)
@@ -265,7 +264,7 @@ class _Walker:
         feeds: list[tuple[str, Word]] = []
         for part in node.parts:
             if part.kind == "assignment":
-                self.nested(part, src, depth, via, remote)
+                nested(self, part, src, depth, via, remote)
                 target = part.word.split("=", 1)[0]
                 value = unquote(src[part.pos[0]:part.pos[1]].split("=", 1)[-1])
                 if _subscript_code(value.value):  # x=a[\$\(cmd\)]: escapes hide it
@@ -282,13 +281,13 @@ class _Walker:
                 if is_hijack_var(name):
                     hijack = name
             elif part.kind == "word":
-                self.nested(part, src, depth, via, remote)
+                nested(self, part, src, depth, via, remote)
                 words.append(unquote(src[part.pos[0]:part.pos[1]]))
             elif part.kind == "redirect":
-                feed = self.stdin_feed(part, src)
+                feed = stdin_feed(self, part, src)
                 if feed is not None:
                     feeds.append(feed)
-                self.redirection(part, src, depth, via, remote, writes, redirect_reads)
+                redirection(self, part, src, depth, via, remote, writes, redirect_reads)
             else:
                 self.opaque.append(f"it uses a shell construct saikish cannot read ({part.kind})")
         if feeds:
@@ -303,7 +302,7 @@ class _Walker:
                                                    reads=tuple(redirect_reads),
                                                    remote=remote))
             return
-        self.heredoc_write(words, writes, feeds)
+        heredoc_write(self, words, writes, feeds)
         self.simple(words, tuple(writes), hijack or self.hijack, depth, via, stdin, remote,
                     feeds=feeds, redirect_reads=tuple(redirect_reads))
 
@@ -404,101 +403,6 @@ class _Walker:
         else:
             self.cwd.path = None
         self.moved_to = self.cwd.path
-
-    def heredoc_write(self, words: list[Word], writes: list[Target],
-                      feeds: list[tuple[str, Word]]) -> None:
-        """`cat > f <<'EOF'`: remember f's new content, for a preview with a diff."""
-        bodies = [w for kind, w in feeds if kind == "heredoc"]
-        if [w.value for w in words] == ["cat"] and len(writes) == 1 and bodies and \
-                bodies[0].literal and writes[0].known:
-            self.heredoc_writes.append((writes[0], bodies[0].value))
-
-    # -- words and redirections --------------------------------------------------
-
-    def nested(self, node: Any, src: str, depth: int, via: tuple[str, ...],
-               remote: bool) -> None:
-        """Commands hidden inside a word: $( ), backticks, <( ), and ${...} text."""
-        for part in getattr(node, "parts", None) or ():
-            if part.kind == "commandsubstitution" and src[part.pos[0]:part.pos[0] + 1] == "`":
-                # Bash removes the backslashes before $ ` \\ in `...` and reads the rest as
-                # a script; bashlex's tree keeps them (`s\\\\t` runs `st`).
-                with self.subshell():
-                    self.script(Word(backquoted(src[part.pos[0] + 1:part.pos[1] - 1])),
-                                depth + 1, via + ("$()",), remote)
-            elif part.kind in ("commandsubstitution", "processsubstitution"):
-                with self.subshell():
-                    self.node(part.command, src, depth, via + ("$()",), None, remote)
-            elif part.kind == "parameter" and _SUBST.search(part.value):
-                # bashlex leaves ${x:-$(cmd)} as raw text: the command is unseen.
-                self.opaque.append("a command substitution inside ${...}")
-            else:
-                self.nested(part, src, depth, via, remote)
-
-    def stdin_feed(self, node: Any, src: str) -> tuple[str, Word] | None:
-        """What a `<<`, `<<<` or `<` redirection feeds to the command's stdin."""
-        if node.type in ("<<", "<<-"):
-            heredoc = getattr(node, "heredoc", None)
-            delimiter = src[node.output.pos[0]:node.output.pos[1]] if hasattr(
-                node.output, "pos") else ""
-            if delimiter in self.bodies:
-                body, _quoted = self.bodies[delimiter]
-                if heredoc is None or heredoc.value.strip() != delimiter:
-                    # bashlex placed our placeholder elsewhere: the quoting was misread.
-                    self.opaque.append("a here-document saikish could not place")
-                self.used.add(delimiter)
-                return "heredoc", Word(body)
-            value = heredoc.value.rsplit("\n", 1)[0] if heredoc is not None else ""
-            return "heredoc", Word(value, dynamic="$" in value or "`" in value)
-        if node.type == "<<<":
-            return "herestring", unquote(src[node.output.pos[0]:node.output.pos[1]])
-        if node.type == "<" and hasattr(node.output, "pos"):
-            return "file", unquote(src[node.output.pos[0]:node.output.pos[1]])
-        return None
-
-    def redirection(self, node: Any, src: str, depth: int, via: tuple[str, ...], remote: bool,
-                    writes: list[Target], reads: list[Target]) -> None:
-        """Add what one redirection writes (`> f`) or reads (`< f`) to the lists."""
-        target = self.redirect_target(node, src, depth, via, remote)
-        if target is not None:
-            writes.append(target)
-        read = self.read_target(node, src)
-        if read is not None:
-            reads.append(read)
-
-    def read_target(self, node: Any, src: str) -> Target | None:
-        """The file an input redirection (`< f`, `3< f`, `<> f`) reads, or None."""
-        output = node.output
-        if node.type not in ("<", "<>") or not hasattr(output, "pos"):
-            return None
-        return self.cwd.resolve(unquote(src[output.pos[0]:output.pos[1]]))
-
-    def redirect_target(self, node: Any, src: str, depth: int, via: tuple[str, ...],
-                        remote: bool) -> Target | None:
-        """The file an output redirection writes, or None."""
-        heredoc = getattr(node, "heredoc", None)
-        if heredoc is not None and _SUBST.search(heredoc.value):
-            # An unquoted here-doc body is expanded by bash; bashlex keeps it raw. What
-            # it runs is read from the body's text (so sudo there is still named), and
-            # the call stays opaque: this reading is not bashlex's.
-            self.opaque.append("a command substitution inside a here-document")
-            for code in substitutions(heredoc.value):
-                with self.subshell():
-                    self.script(Word(code), depth + 1, via + ("$()",), remote)
-        output = node.output
-        if not hasattr(output, "kind"):
-            return None  # a descriptor copy such as 2>&1
-        self.nested(output, src, depth, via, remote)
-        if node.type in ("<", "<<", "<<<", "<&", "<<-"):
-            return None
-        word = unquote(src[output.pos[0]:output.pos[1]])
-        if node.type in (">&", "<&") and word.value.isdigit() or word.value == "-":
-            return None
-        if word.literal and word.value in ("/dev/null", "/dev/stdout", "/dev/stderr",
-                                           "/dev/tty", "/dev/fd/1", "/dev/fd/2"):
-            return None
-        return replace(self.cwd.resolve(word), redirect=True,
-                       append=node.type in (">>", "&>>"))
-
 
 def _static_feed(feeds: list[tuple[str, Word]] | None) -> str | None:
     """The text the last here-document or here-string gives stdin, when it is static."""
