@@ -335,17 +335,7 @@ class _Walker:
         appended = [XARGS_INPUT] if input_words else []
         words = words + appended  # what runs is sliced from the words the grammar read
         found = parse([self.cwd.loop_word(w) for w in words], CATALOGUE, module_of)
-        if found.variables and (found.path[0] in _READS_DATA or not all(w.literal
-                                                                     for w in words)):
-            self.tainted.update(v.split("[", 1)[0] for v in found.variables)
-        elif found.path[0] in _DEFAULT_VARIABLE:  # read < f fills REPLY, mapfile MAPFILE
-            self.tainted.add(_DEFAULT_VARIABLE[found.path[0]])
-        if found.path[0] == "set" and not all(w.literal for w in words):
-            self.tainted.add(POSITIONAL)  # set -- *, set -- $(<f): $1 holds data
-        variables = [v for v in found.variables if v == "$dynamic" or is_hijack_var(v)]
-        if variables:
-            self.hijack = hijack = variables[0] if variables[0] != "$dynamic" else \
-                "a variable named at run time"
+        hijack = self.variables_set(found, words) or hijack
         moves = self.moves
         with self.directory(found.chdir):
             reads = redirect_reads + tuple(self.cwd.resolve(_name_found(w, found_under))
@@ -363,22 +353,45 @@ class _Walker:
                 stdin, bool(runs), found, reads, outer=outer, offset=offset, remote=remote,
                 feed=_static_feed(feeds))
             self.commands.append(command)
-            name = found.path[0]
-            for inner in found.inner:
-                if inner.script is not None:
-                    self.script(inner.script, depth + 1, via + (name,), remote or inner.remote)
-                elif inner.end > inner.start:
-                    names = _found_names(found) if inner.appends and name == "find" else None
-                    self.simple(words[inner.start:inner.end], (), hijack, depth + 1,
-                                via + (name,), stdin, remote, open_ended or inner.appends,
-                                outer, offset + inner.start, found_under=names,
-                                module_of=name if inner.module else None,
-                                input_words=inner.appends and name != "find")
+            self.inner(found, words, command, depth)
         if self.moves != moves:  # `builtin cd ~`, `eval 'cd ~'`: the move is the shell's own
             self.cwd.path = self.moved_to
         self.change_directory(found, words)
         if found.stdin_code:
             self.stdin_code(found, feeds or [], depth, via, remote)
+
+    def variables_set(self, found: Parse, words: list[Word]) -> str | None:
+        """Note the variables a command sets to data (read, mapfile, set --); the
+        hijacking one it sets for the rest of the script, if any."""
+        if found.variables and (found.path[0] in _READS_DATA or not all(w.literal
+                                                                     for w in words)):
+            self.tainted.update(v.split("[", 1)[0] for v in found.variables)
+        elif found.path[0] in _DEFAULT_VARIABLE:  # read < f fills REPLY, mapfile MAPFILE
+            self.tainted.add(_DEFAULT_VARIABLE[found.path[0]])
+        if found.path[0] == "set" and not all(w.literal for w in words):
+            self.tainted.add(POSITIONAL)  # set -- *, set -- $(<f): $1 holds data
+        variables = [v for v in found.variables if v == "$dynamic" or is_hijack_var(v)]
+        if not variables:
+            return None
+        self.hijack = variables[0] if variables[0] != "$dynamic" else \
+            "a variable named at run time"
+        return self.hijack
+
+    def inner(self, found: Parse, words: list[Word], command: SimpleCommand,
+              depth: int) -> None:
+        """What `command` runs: scripts (-c, eval) and inner commands (wrappers, -exec)."""
+        name, via, remote = found.path[0], command.via, command.remote
+        for inner in found.inner:
+            if inner.script is not None:
+                self.script(inner.script, depth + 1, via + (name,), remote or inner.remote)
+            elif inner.end > inner.start:
+                names = _found_names(found) if inner.appends and name == "find" else None
+                self.simple(words[inner.start:inner.end], (), command.hijack, depth + 1,
+                            via + (name,), command.stdin, remote,
+                            command.open_ended or inner.appends, command.outer,
+                            command.offset + inner.start, found_under=names,
+                            module_of=name if inner.module else None,
+                            input_words=inner.appends and name != "find")
 
     def stdin_code(self, found: Parse, feeds: list[tuple[str, Word]], depth: int,
                    via: tuple[str, ...], remote: bool) -> None:
