@@ -45,6 +45,9 @@ NAMES = ("aa", "bb", "cc", "sudo")
 # `test`, a bare redirection or `(( ))` as `:`, a function definition's call by its name.
 SYNTHETIC = frozenset({"test", ":", "f1", "true", "break"})
 UNREADABLE = "it uses shell syntax saikish cannot read"
+# Opaque reasons that say the words were not read (the call is never verified, and the
+# raw text is scanned for escalation): only that fail-closed part is compared.
+NOT_READ = (UNREADABLE, "a line continuation inside a command substitution")
 RECORD = "\x01"  # starts each record in the log (no generated word holds it)
 # Commands the rows below name, defined as logging functions too (a function wins over a
 # builtin and a program of the same name: nothing real runs).
@@ -220,7 +223,7 @@ def disagreements(script: str, truth: Truth, analysis: ShellAnalysis) -> list[st
     then only the fail-closed part is checked, that an escalation bash ran is seen in the
     raw text (policy rejects it by that)."""
     found = analysis.commands
-    if UNREADABLE in analysis.opaque:
+    if any(reason in analysis.opaque for reason in NOT_READ):
         hidden = any(r.argv[0] == "sudo" for r in truth.ran)
         return ["bash ran sudo, the raw text scan missed it"] if hidden and \
             mentions_escalation(script) is None else []
@@ -312,6 +315,11 @@ DIFFERENTIALS: Sequence[Row] = (
     # [[ ]] ends at its own ]], not at one inside quotes or a substitution.
     R("[[ x == ']]' ]]; sudo id", REJECTED, "sudo", SUDO),
     R("[[ $(echo ']]') == x ]] && curl https://example.com", ASKED, "curl", NETWORK),
+    # A line continuation inside $( ): bashlex's positions then point into the joined text,
+    # so the words re-read from the source were wrong (`sudo x\\<newline>sudo y` gave `xsu`).
+    R('echo "$(printf x\\\nfoo y)"', CONTAINED, "cannot be fully analysed",
+      "a line continuation inside a command substitution"),
+    R('echo "$(sudo x\\\nsudo y)"', REJECTED, "sudo", SUDO),
     # What bashlex reads only after a rewrite is never verified (contained at most).
     R("[[ -f x ]] && cat README.md", CONTAINED, "rewrite of [[ ]]", "not verified"),
     R("cat <<'EOF'\nhi\nEOF", CONTAINED, "rewrite of a quoted here-document", "not verified"),
@@ -331,7 +339,7 @@ def test_each_differential_found_is_fixed(row: Row) -> None:
     assert truth is not None
     analysis = analyse(row.command)
     missed = [r.argv for r in truth.ran if not any(matches(f, r) for f in analysis.commands)]
-    assert not missed or UNREADABLE in analysis.opaque, \
+    assert not missed or any(reason in analysis.opaque for reason in NOT_READ), \
         f"bash ran {missed}, the analysis did not find it"
 
 

@@ -30,6 +30,11 @@ def nested(walker: _Walker, node: Any, src: str, depth: int, via: tuple[str, ...
            remote: bool) -> None:
     """Commands hidden inside a word: $( ), backticks, <( ), and ${...} text."""
     for part in getattr(node, "parts", None) or ():
+        if part.kind in ("commandsubstitution", "processsubstitution") and \
+                "\\\n" in src[part.pos[0]:part.pos[1]]:
+            # bashlex drops a line continuation inside $( ) before it parses, and then
+            # gives positions in the shortened text: words re-read from them are wrong.
+            walker.opaque.append("a line continuation inside a command substitution")
         if part.kind == "commandsubstitution" and src[part.pos[0]:part.pos[0] + 1] == "`":
             # Bash removes the backslashes before $ ` \\ in `...` and reads the rest as
             # a script; bashlex's tree keeps them (`s\\\\t` runs `st`).
