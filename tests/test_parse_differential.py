@@ -312,6 +312,9 @@ DIFFERENTIALS: Sequence[Row] = (
     # arithmetic: its commands were read as an arithmetic expression.
     R('echo "$((( 1 )) ; sudo id)"', REJECTED, "sudo", SUDO),
     R("echo $((( 1 )) ; curl https://example.com)", ASKED, "curl", NETWORK),
+    # The `))` that ends arithmetic is not one inside quotes in a substitution in it.
+    R("(( $(echo '))') + 1 )) && sudo id", REJECTED, "sudo", SUDO),
+    R("(( $(curl https://example.com/'))') + 1 ))", ASKED, "arithmetic", NETWORK),
     # [[ ]] ends at its own ]], not at one inside quotes or a substitution.
     R("[[ x == ']]' ]]; sudo id", REJECTED, "sudo", SUDO),
     R("[[ $(echo ']]') == x ]] && curl https://example.com", ASKED, "curl", NETWORK),

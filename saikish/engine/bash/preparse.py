@@ -184,6 +184,10 @@ class _Rewriter:
         unless expr runs code."""
         depth, j = 2, start
         while j < len(self.text) and depth:
+            if self.text[j] in "'\"":  # quotes (in a $( ) inside) hide their parentheses
+                end = self.text.find(self.text[j], j + 1)
+                j = len(self.text) if end < 0 else end + 1
+                continue
             depth += {"(": 1, ")": -1}.get(self.text[j], 0)
             j += 1
         if depth:
