@@ -357,3 +357,11 @@ def test_a_rule_does_not_lift_a_rewrite_to_run_outside_the_sandbox() -> None:
                    ctx)
     assert found.tier is Tier.ASKED, found.reason
     assert "rewrite of [[ ]]" in found.reason and NETWORK in found.reason, found.reason
+
+
+def test_substitutions_nested_past_the_bound_are_opaque() -> None:
+    """Each `"$(` level is rewritten as a script of its own, which scans to its end: past
+    a fixed depth the rest is left to bashlex and the call is opaque (no quadratic work)."""
+    text = "[[ x ]]; " + 'echo "$(' * 2_000 + "sudo id"  # [[ ]]: the rewriter runs
+    assert "command substitutions nested too deep to analyse" in analyse(text).opaque
+    assert judge(text).tier is Tier.REJECTED

@@ -58,7 +58,7 @@ def preparse(text: str, first: int = 0) -> Preparsed:
 
 # -- arithmetic, [[ ]], time ---------------------------------------------------------
 
-MAX_NESTING = 12  # case statements inside case statements
+MAX_NESTING = 12  # case statements, or $( ) in double quotes, inside each other
 
 
 class _Rewriter:
@@ -146,6 +146,10 @@ class _Rewriter:
     def substitution(self) -> None:
         """The script of a `$(` inside double quotes, rewritten as a script of its own
         (`"$([[ x ]] && y)"`); it ends at its `)`, which the caller copies."""
+        if self.depth >= MAX_NESTING:  # each level scans to its end: bound the work
+            self.opaque.append("command substitutions nested too deep to analyse")
+            self.emit(self.text[self.i:])
+            return
         end = _closing_paren(self.text, self.i)
         inner = _Rewriter(self.text[self.i:end], self.opaque, self.rewritten, self.depth + 1)
         self.out.append(inner.run())
