@@ -291,6 +291,10 @@ DIFFERENTIALS: Sequence[Row] = (
     R("cat <<$'E\\x4fF'\nhi\nEOF\nsudo id", REJECTED, "sudo", SUDO),
     R("cat <<$'EOF'\nhi\nEOF\ncurl https://example.com", ASKED, "curl", NETWORK),
     R('cat <<-E"O"F\n\thi\n\tEOF\ncurl https://example.com', ASKED, "curl", NETWORK),
+    # A line continuation joins the delimiter word (`'E'\\` + `OF` is EOF): the cut body
+    # does not sit where bashlex expects it, so nothing is read as verified.
+    R("cat <<'E'\\\nOF\nhi\nEOF\ncurl https://example.com\nE\n", CONTAINED,
+      "cannot be fully analysed", "shell syntax saikish cannot read"),
     # `<<-` strips the tabs of a quoted body too (the body read was the tabbed text).
     R("cat <<-'EOF'\n\thi\n\tEOF\nsudo id", REJECTED, "sudo", SUDO),
     # Backticks: bash removes the backslash before \\, $ and ` before reading the script.
