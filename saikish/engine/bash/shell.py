@@ -21,7 +21,6 @@ from saikish.engine.bash.arithmetic import (
     arithmetic_names,
 )
 from saikish.engine.bash.facts import ShellAnalysis, SimpleCommand, Target
-from saikish.engine.bash.plain import _plain_segments as _plain_segments
 from saikish.engine.bash.walker import CATALOGUE, MAX_COMMANDS, _Walker
 from saikish.engine.bash.words import ESCALATORS, XARGS_INPUT, mentions_escalation, unquote
 from saikish.engine.commands.grammar import Word
