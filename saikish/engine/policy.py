@@ -314,6 +314,8 @@ def _decide_bash(command: str, ctx: Context) -> Assessment:
     risk = Risk.highest([c.risk for c in checks] + ([Risk.UNKNOWN] if analysis.opaque else []))
     unsure = _deny_unsure(found, ctx)
     if not analysis.opaque and not unsure and all(c.permitted for c in checks):
+        if analysis.rewritten:  # never verified on a rewrite (§4.2): contained at most
+            return _rewritten(analysis.rewritten, checks, risk, ctx)
         return _allowed(checks, risk, ctx)
     if analysis.opaque:
         reason = f"it cannot be fully analysed: {analysis.opaque[0]}"
@@ -470,9 +472,9 @@ def _permit_write(target: Target, covering: str | None, ctx: Context) -> Command
     for rule in ctx.rules.allow:
         if rule.matches_tool(WRITE_TOOL, {"path": target.path}, ctx.workspace) and \
                 _write_lifts(rule, "path", target.path, ctx):
-            return CommandCheck(shown, risk, rule.text, is_redirect=True)
+            return CommandCheck(shown, risk, rule.text, is_redirect=True, need=need)
     if covering and not target.redirect and risk is Risk.WRITE:
-        return CommandCheck(shown, risk, covering, is_redirect=True)
+        return CommandCheck(shown, risk, covering, is_redirect=True, need=need)
     why = "output redirection writes a file" if target.redirect else "writes a file"
     if in_git_dir(relative):
         why = f"{'output redirection ' if target.redirect else ''}writes {target.path}, in " \
@@ -511,13 +513,14 @@ def _permit_read(target: Target, ctx: Context) -> CommandCheck:
     """A read outside the workspace or of a secret: only a read_file rule covers it."""
     concern = _read_concern(target, ctx)
     shown = ("reads", target.path)
+    need = None if concern is None else tiers.read_need(target, concern, ctx.workspace)
     if target.known and concern is not None:
         for rule in ctx.rules.allow:
             if rule.matches_tool(READ_TOOL, {"path": target.path}, ctx.workspace) and \
                     _lifts(rule, READ_TOOL, concern):
-                return CommandCheck(shown, Risk.READ_ONLY, rule.text, is_redirect=True)
+                return CommandCheck(shown, Risk.READ_ONLY, rule.text, is_redirect=True,
+                                    need=need)
     said = f"is {concern}" if concern == boundary.OUTSIDE else concern
-    need = None if concern is None else tiers.read_need(target, concern, ctx.workspace)
     return CommandCheck(shown, Risk.READ_ONLY, None, f"reads {target.path}, which {said}"
                         if target.known else f"reads {target.path}: {concern}", True,
                         autonomy_may=False, need=need)
@@ -533,6 +536,20 @@ def _allowed(checks: Sequence[CommandCheck], risk: Risk, ctx: Context) -> Assess
     source = Source.SESSION if all(u in session for u in used) else Source.RULE
     return Assessment(Verdict.ALLOW, risk, source, f"allowed by {', '.join(used)}",
                       ", ".join(used), tuple(checks))
+
+
+def _rewritten(rewritten: Sequence[str], checks: Sequence[CommandCheck], risk: Risk,
+               ctx: Context) -> Assessment:
+    """Every part is permitted, but the parse rests on the preparse module's rewrite of
+    something bashlex does not read: the call runs contained, or a person is asked when a
+    part needs what the sandbox does not give (a rule allowed it outside the sandbox)."""
+    reason = f"it was parsed after a rewrite of {rewritten[0]}, which saikish does not " \
+             f"verify"
+    needs = [c.need for c in checks if c.need is not None]
+    if needs:
+        return _mode_or_ask(risk, f"{reason}; needs a person: {needs[0]}", ctx, (), False,
+                            tuple(checks))
+    return _contain(risk, reason, ctx, (), tuple(checks), sandboxed=True)
 
 
 def _why(check: CommandCheck) -> str:

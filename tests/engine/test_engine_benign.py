@@ -13,8 +13,9 @@ import pytest
 
 from saikish.engine.policy import Context, RuleSet
 from saikish.engine.rules import parse_rule
+from saikish.engine.tiers import Containment
 from saikish.tools import builtin_tools
-from saikish.types import Autonomy, Source, Verdict
+from saikish.types import Autonomy, Source, Tier, Verdict
 from tests.engine.test_engine_attacks import assess, explain
 
 WORKSPACE = "/srv/project"
@@ -129,22 +130,15 @@ READ_ONLY = [
     quiet("echo x >&2", "a message to stderr by descriptor"),
     quiet("echo hi", "echo"),
     quiet("printf '%s\\n' a b", "printf"),
-    quiet("cat <<'EOF'\nhello $(world)\nEOF", "a quoted here-document to stdout"),
     quiet("cat <<EOF\nplain text\nEOF", "a plain here-document to stdout"),
     quiet("for f in *.py; do wc -l \"$f\"; done", "a loop over files"),
     quiet("for f in src/*.py; do echo \"$f\"; head -3 \"$f\"; done", "a loop with two commands"),
-    quiet("[[ -f x ]] && cat x", "a [[ ]] test, then a read"),
     quiet("[ -d src ] && ls src", "a [ ] test, then a list"),
     quiet("test -f setup.py && echo yes", "test"),
-    quiet("case \"$x\" in a) echo a;; *) echo other;; esac", "a case statement"),
-    quiet("echo $((1 + 2))", "arithmetic"),
     quiet("xvfb-run -a ls", "a wrapper running a listing"),
     quiet("ps -eo pid,user,args --sort -pcpu", "a format naming args is -o's value, not BSD e"),
     quiet("cd src && grep -rn TODO", "a search in a directory of the workspace"),
     quiet("unbuffer git status", "a wrapper running git status"),
-    quiet("echo $(( 60 * 60 ))", "arithmetic with spaces"),
-    quiet('i=0; echo "${arr[$((i + 1))]}"', "an arithmetic index runs nothing"),
-    quiet("for i in 1 2 3; do echo $((i * 2)); done", "arithmetic on literal loop words"),
     quiet("while read -r line; do echo \"$line\"; done < notes.txt",
           "a value read from a file, never evaluated"),
     quiet("time ls", "time a command"),
@@ -235,7 +229,6 @@ READ_ONLY = [
     quiet("read -r a b <<< \"1 2\"; echo $a", "read from a here-string"),
     quiet("mapfile -t lines < f", "read lines into an array"),
     quiet("printf -v out '%s' x; echo $out", "printf into a plain variable"),
-    quiet("declare -a arr=(1 2 3); echo ${arr[1]}", "an array"),
     quiet("echo ${#x}", "a length"),
     quiet("echo ${x:-default}", "a default value"),
     quiet("echo \"${x%.py}\"", "a suffix removed"),
@@ -301,7 +294,7 @@ RULED = [
 WRITE_RULED = [
     ("echo x > build/out.txt", {"tool": "write_file", "when": {"path": "build/**"}},
      "a write_file rule covers the redirection target"),
-    ("cat > docs/a.md <<'EOF'\n# Title\nEOF", {"tool": "write_file", "when": {"path": "docs/**"}},
+    ("cat > docs/a.md <<EOF\n# Title\nEOF", {"tool": "write_file", "when": {"path": "docs/**"}},
      "a here-document written to a path the rule covers"),
     ("git log > build/log.txt", {"tool": "write_file", "when": {"path": "build/**"}},
      "a read with its output redirected to a covered path"),
@@ -316,6 +309,30 @@ def _ruled() -> list[object]:
         marks = [pytest.mark.xfail(strict=True, reason=f"QUIET: {defect}")] if defect else []
         out.append(pytest.param(command, rule, why, marks=marks, id=command[:60]))
     return out
+
+# Everyday forms bashlex does not read, which the preparse module rewrites first: quiet, but
+# never verified on the rewrite (docs/SPEC.md §4.2): they run contained in the sandbox.
+ON_A_REWRITE = [
+    quiet("cat <<'EOF'\nhello $(world)\nEOF", "a quoted here-document to stdout"),
+    quiet("[[ -f x ]] && cat x", "a [[ ]] test, then a read"),
+    quiet("case \"$x\" in a) echo a;; *) echo other;; esac", "a case statement"),
+    quiet("echo $((1 + 2))", "arithmetic"),
+    quiet("echo $(( 60 * 60 ))", "arithmetic with spaces"),
+    quiet('i=0; echo "${arr[$((i + 1))]}"', "an arithmetic index runs nothing"),
+    quiet("for i in 1 2 3; do echo $((i * 2)); done", "arithmetic on literal loop words"),
+    quiet("declare -a arr=(1 2 3); echo ${arr[1]}", "an array"),
+]
+
+
+@pytest.mark.parametrize(("command", "why"), ON_A_REWRITE)
+def test_everyday_forms_on_a_rewrite_run_contained(command: str, why: str) -> None:
+    ctx = context()
+    held = Context(ctx.tools, ctx.rules, ctx.autonomy, workspace=WORKSPACE,
+                   containment=Containment(sandbox=True, checkpoints=True))
+    found = assess(command, held)
+    assert found.tier is Tier.CONTAINED, f"{why}\n{explain(found)}"
+    assert "parsed after a rewrite of" in found.reason, explain(found)
+    assert found.risk.level.value == 0, explain(found)
 
 
 @pytest.mark.parametrize(("command", "why"), READ_ONLY)

@@ -130,8 +130,9 @@ def test_analyse_and_decide_never_raise(command: str) -> None:
 
 
 def test_plain_commands_split_without_the_parser_exactly_as_the_parser_does() -> None:
+    from saikish.engine.bash.plain import _plain_segments
     from saikish.engine.bash.preparse import preparse
-    from saikish.engine.bash.shell import _plain_segments, _Walker
+    from saikish.engine.bash.walker import _Walker
 
     corpus = (Path(__file__).parents[1] / "fixtures" / "corpus" / "nl2bash.cm")
     lines = corpus.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -166,7 +167,8 @@ def test_the_plain_path_splits_words_exactly_as_bash_does(text: str) -> None:
     accepts, bash makes the same words of it (globbing off; `~` is the home directory)."""
     import subprocess
 
-    from saikish.engine.bash.shell import _plain_segments, unquote
+    from saikish.engine.bash.plain import _plain_segments
+    from saikish.engine.bash.words import unquote
 
     segments = _plain_segments("printf '%s\\0' START " + text)
     if segments is None or len(segments) != 1:
@@ -195,7 +197,7 @@ def test_the_plain_path_splits_words_exactly_as_bash_does(text: str) -> None:
     ("[[ -n $(git status) ]]", False), ("a[" * 50_000, False),
 ])
 def test_a_subscript_holding_a_command_is_found_in_one_pass(text: str, found: bool) -> None:
-    from saikish.engine.bash.shell import _subscript_code
+    from saikish.engine.bash.arithmetic import _subscript_code
 
     assert _subscript_code(text) is found
 

@@ -63,6 +63,9 @@ CONTAINED = [
     ("touch /tmp/scratch", "writes a file"),
     ("PYTHONPATH=. pytest tests", "changes what runs"),
     ("env", "environment"),
+    ("[[ -f x ]] && cat README.md", "parsed after a rewrite of [[ ]]"),
+    ("cat <<'EOF'\n# notes\nEOF", "parsed after a rewrite of a quoted here-document"),
+    ("echo $((6 * 7))", "parsed after a rewrite of arithmetic"),
 ]
 
 # (command, words of why it needs a person)

@@ -18,11 +18,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from saikish.engine.bash.heredocs import _closing_paren, _cut_heredocs, substitutions
 from saikish.engine.bash.written import arithmetic_word
 
-PLACEHOLDER = "SAIKISH_HEREDOC_"
-_HEREDOC_OP = re.compile(r"<<(-?)[ \t]*")
-_DELIMITER = re.compile(r"""(?:[^\s;&|<>()'"\\]|\\.|'[^']*'|"[^"]*")+""")
 _ARRAY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*\+?=)\(")
 _COMMAND_KEYWORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!"})
 
@@ -35,6 +33,12 @@ class Preparsed:
     # Placeholder delimiter -> (body, quoted).
     heredocs: dict[str, tuple[str, bool]] = field(default_factory=dict)
     opaque: tuple[str, ...] = ()
+    # What was rewritten (a construct bashlex does not read): the analysis rests on this
+    # module's reading of it, so the call is never verified (docs/SPEC.md §4.1, §4.2).
+    rewritten: tuple[str, ...] = ()
+    # Scripts that $( ) and backticks inside a rewritten construct run (an array's
+    # elements or keys, arithmetic): the rewrite hides them from bashlex, not from us.
+    scripts: tuple[str, ...] = ()
 
 
 def preparse(text: str, first: int = 0) -> Preparsed:
@@ -45,108 +49,26 @@ def preparse(text: str, first: int = 0) -> Preparsed:
     heredocs: dict[str, tuple[str, bool]] = {}
     text = _cut_heredocs(text, heredocs, first)
     opaque: list[str] = []
-    text = _Rewriter(text, opaque).run()
-    return Preparsed(text, heredocs, tuple(opaque))
-
-
-# -- here-documents -------------------------------------------------------------------
-
-def _cut_heredocs(text: str, heredocs: dict[str, tuple[str, bool]], first: int) -> str:
-    """Replace quoted here-documents by placeholders; unquoted ones bashlex reads itself.
-
-    The shell module checks that bashlex sees every placeholder as a here-document of
-    its own: if this scan misread the quoting, the command is opaque, never hidden.
-    """
-    out: list[str] = []
-    pending: list[tuple[str, bool, str]] = []  # (delimiter, strip tabs, placeholder)
-    lines = text.split("\n")
-    quote = ""
-    i = 0
-    while i < len(lines):
-        new_line, found, quote = _heredoc_ops(lines[i], first + len(heredocs) + len(pending),
-                                              quote)
-        out.append(new_line)
-        pending.extend(found)
-        i += 1
-        while pending and not quote:  # a body starts on the line after its command line
-            delimiter, strip, placeholder = pending.pop(0)
-            body: list[str] = []
-            while i < len(lines) and (lines[i].lstrip("\t") if strip else lines[i]) != delimiter:
-                body.append(lines[i])
-                i += 1
-            i += 1  # the delimiter line (or the end of the text, as bash does)
-            if placeholder:
-                heredocs[placeholder] = ("\n".join(body), True)
-                out.append(placeholder)
-            else:
-                out.extend(body)
-                out.append(delimiter)
-    return "\n".join(out)
-
-
-def _heredoc_ops(line: str, counter: int,
-                 quote: str) -> tuple[str, list[tuple[str, bool, str]], str]:
-    """Find `<<` operators outside quotes on one line; rewrite the quoted ones."""
-    found: list[tuple[str, bool, str]] = []
-    out: list[str] = []
-    i = 0
-    while i < len(line):
-        c = line[i]
-        if quote:
-            if c == "\\" and quote != "'":
-                out.append(line[i:i + 2])
-                i += 2
-                continue
-            if c == quote[-1]:
-                quote = ""
-            out.append(c)
-            i += 1
-            continue
-        if c == "\\":
-            out.append(line[i:i + 2])
-            i += 2
-            continue
-        if c == "$" and line.startswith("$'", i):
-            quote = "$'"
-            out.append("$'")
-            i += 2
-            continue
-        if c in "'\"":
-            quote = c
-        elif c == "#" and (i == 0 or line[i - 1] in " \t;&|("):
-            out.append(line[i:])
-            break
-        elif line.startswith("<<<", i):  # a here-string, not a here-document
-            out.append("<<<")
-            i += 3
-            continue
-        elif line.startswith("<<", i):
-            op = _HEREDOC_OP.match(line, i)
-            word = _DELIMITER.match(line, op.end()) if op else None
-            if op and word:
-                raw = word.group(0)
-                delimiter = re.sub(r"""\\(.)|['"]""", lambda m: m.group(1) or "", raw)
-                quoted = raw != delimiter
-                placeholder = f"{PLACEHOLDER}{counter + len(found)}" if quoted else ""
-                found.append((delimiter, bool(op.group(1)), placeholder))
-                out.append(f"<<{op.group(1)}{placeholder or raw}")
-                i = word.end()
-                continue
-        out.append(c)
-        i += 1
-    return "".join(out), found, quote
+    rewritten = ["a quoted here-document"] if heredocs else []
+    rewriter = _Rewriter(text, opaque, rewritten)
+    text = rewriter.run()
+    return Preparsed(text, heredocs, tuple(opaque), tuple(dict.fromkeys(rewritten)),
+                     tuple(rewriter.scripts))
 
 
 # -- arithmetic, [[ ]], time ---------------------------------------------------------
 
-MAX_NESTING = 12  # case statements inside case statements
+MAX_NESTING = 12  # case statements, or $( ) in double quotes, inside each other
 
 
 class _Rewriter:
     """One quote-aware pass over the text, rewriting constructs where commands start."""
 
-    def __init__(self, text: str, opaque: list[str], depth: int = 0) -> None:
+    def __init__(self, text: str, opaque: list[str], rewritten: list[str],
+                 depth: int = 0) -> None:
         self.text, self.opaque, self.depth = text, opaque, depth
+        self.rewritten = rewritten
+        self.scripts: list[str] = []
         self.out: list[str] = []
         self.i = 0
         self.at_command = True
@@ -171,7 +93,8 @@ class _Rewriter:
             elif self.at_command and text.startswith("case", self.i) and self.boundary(4):
                 self.case_statement()
             elif self.at_command and text.startswith("time", self.i) and self.boundary(4):
-                self.i += 4
+                self.i += 4  # exact, not a rewrite that is recorded: what follows the
+                # keyword (or /usr/bin/time) is what runs, and it is read as it stands
                 match = re.match(r"[ \t]+(-p[ \t]+)?", text[self.i:])
                 self.i += match.end() if match else 0
             elif c in ";&|(){}\n!":
@@ -211,9 +134,27 @@ class _Rewriter:
                 self.arithmetic(j + 3, None)
                 j = self.i
                 continue
+            if text.startswith("$(", j):
+                self.emit(text[self.i:j + 2])
+                self.substitution()
+                j = self.i
+                continue
             j += 1
         self.emit(text[self.i:min(j + 1, len(text))])
         self.at_command = False
+
+    def substitution(self) -> None:
+        """The script of a `$(` inside double quotes, rewritten as a script of its own
+        (`"$([[ x ]] && y)"`); it ends at its `)`, which the caller copies."""
+        if self.depth >= MAX_NESTING:  # each level scans to its end: bound the work
+            self.opaque.append("command substitutions nested too deep to analyse")
+            self.emit(self.text[self.i:])
+            return
+        end = _closing_paren(self.text, self.i)
+        inner = _Rewriter(self.text[self.i:end], self.opaque, self.rewritten, self.depth + 1)
+        self.out.append(inner.run())
+        self.scripts.extend(inner.scripts)
+        self.i = end
 
     def word(self) -> None:
         array = _ARRAY.match(self.text, self.i)
@@ -236,7 +177,9 @@ class _Rewriter:
         if "$(" in items or "`" in items or "<(" in items or ">(" in items or \
                 "[" in items and "$" in items:
             self.opaque.append("an array whose elements run commands")
+            self.scripts.extend(substitutions(items))
         self.out.append(head.group(1) + "SAIKISH_ARRAY")
+        self.rewritten.append("an array literal")
         self.i = end + 1
         self.at_command = False
 
@@ -245,18 +188,32 @@ class _Rewriter:
         unless expr runs code."""
         depth, j = 2, start
         while j < len(self.text) and depth:
+            if self.text[j] in "'\"":  # quotes (in a $( ) inside) hide their parentheses
+                end = self.text.find(self.text[j], j + 1)
+                j = len(self.text) if end < 0 else end + 1
+                continue
             depth += {"(": 1, ")": -1}.get(self.text[j], 0)
             j += 1
         if depth:
             self.emit(self.text[self.i:])  # unbalanced: bashlex will fail, and we ask
             return
+        if self.text[j - 2:j] != "))":
+            # `$((a) && b)`, `((a) || b)`: no `))` pair closes it, so bash reads `$(` `(`
+            # (a subshell in a substitution) or `(` `(`, not arithmetic: so do we.
+            self.emit("$(" if replacement is None else "(")
+            self.at_command = True
+            if replacement is None:
+                self.substitution()
+            return
         expr = self.text[start:j - 2]
         if "$(" in expr or "`" in expr or ("[" in expr and "$" in expr) or "<(" in expr:
             # bash evaluates array subscripts in arithmetic as code: a[$(cmd)], a['$x'].
             self.opaque.append("arithmetic that runs a command or evaluates a subscript")
+            self.scripts.extend(substitutions(expr))
         if replacement is None:
             replacement = arithmetic_word(expr)
         self.out.append(replacement)
+        self.rewritten.append("arithmetic")
         self.i = j
 
     def conditional(self) -> None:
@@ -302,6 +259,7 @@ class _Rewriter:
             # [[ ]] evaluates these operands as arithmetic: a subscript there is code.
             self.opaque.append("an array subscript that [[ ]] evaluates as code")
         self.out.append("".join(pieces))
+        self.rewritten.append("[[ ]]")
         self.i = j + 2
         self.at_command = False
 
@@ -336,8 +294,11 @@ class _Rewriter:
                 return
             words.extend(p.strip() for p in _split_top(text[j:end], "|") if p.strip())
             body_end, j = _case_body(text, end + 1)
-            bodies.append(_Rewriter(text[end + 1:body_end], self.opaque, self.depth + 1).run())
+            inner = _Rewriter(text[end + 1:body_end], self.opaque, self.rewritten, self.depth + 1)
+            bodies.append(inner.run())
+            self.scripts.extend(inner.scripts)
         self.out.append("{ : " + " ".join(words) + "\n" + "\n".join(bodies) + "\n}")
+        self.rewritten.append("a case statement")
         self.i = j + 4
         self.at_command = False
 

@@ -1,0 +1,120 @@
+"""The walker's reading of words and redirections: what they write, read, feed and run."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from saikish.engine.bash.facts import Target
+from saikish.engine.bash.heredocs import backquoted, substitutions
+from saikish.engine.bash.words import unquote
+from saikish.engine.commands.grammar import Word
+
+if TYPE_CHECKING:
+    from saikish.engine.bash.walker import _Walker
+
+_SUBST = re.compile(r"\$\(|`|<\(|>\(")
+
+
+def heredoc_write(walker: _Walker, words: list[Word], writes: list[Target],
+                  feeds: list[tuple[str, Word]]) -> None:
+    """`cat > f <<'EOF'`: remember f's new content, for a preview with a diff."""
+    bodies = [w for kind, w in feeds if kind == "heredoc"]
+    if [w.value for w in words] == ["cat"] and len(writes) == 1 and bodies and \
+            bodies[0].literal and writes[0].known:
+        walker.heredoc_writes.append((writes[0], bodies[0].value))
+
+
+def nested(walker: _Walker, node: Any, src: str, depth: int, via: tuple[str, ...],
+           remote: bool) -> None:
+    """Commands hidden inside a word: $( ), backticks, <( ), and ${...} text."""
+    for part in getattr(node, "parts", None) or ():
+        if part.kind in ("commandsubstitution", "processsubstitution") and \
+                "\\\n" in src[part.pos[0]:part.pos[1]]:
+            # bashlex drops a line continuation inside $( ) before it parses, and then
+            # gives positions in the shortened text: words re-read from them are wrong.
+            walker.opaque.append("a line continuation inside a command substitution")
+        if part.kind == "commandsubstitution" and src[part.pos[0]:part.pos[0] + 1] == "`":
+            # Bash removes the backslashes before $ ` \\ in `...` and reads the rest as
+            # a script; bashlex's tree keeps them (`s\\\\t` runs `st`).
+            with walker.subshell():
+                walker.script(Word(backquoted(src[part.pos[0] + 1:part.pos[1] - 1])),
+                              depth + 1, via + ("$()",), remote)
+        elif part.kind in ("commandsubstitution", "processsubstitution"):
+            with walker.subshell():
+                walker.node(part.command, src, depth, via + ("$()",), None, remote)
+        elif part.kind == "parameter" and _SUBST.search(part.value):
+            # bashlex leaves ${x:-$(cmd)} as raw text: the command is unseen.
+            walker.opaque.append("a command substitution inside ${...}")
+        else:
+            nested(walker, part, src, depth, via, remote)
+
+
+def stdin_feed(walker: _Walker, node: Any, src: str) -> tuple[str, Word] | None:
+    """What a `<<`, `<<<` or `<` redirection feeds to the command's stdin."""
+    if node.type in ("<<", "<<-"):
+        heredoc = getattr(node, "heredoc", None)
+        delimiter = src[node.output.pos[0]:node.output.pos[1]] if hasattr(
+            node.output, "pos") else ""
+        if delimiter in walker.bodies:
+            body, _quoted = walker.bodies[delimiter]
+            if heredoc is None or heredoc.value.strip() != delimiter:
+                # bashlex placed our placeholder elsewhere: the quoting was misread.
+                walker.opaque.append("a here-document saikish could not place")
+            walker.used.add(delimiter)
+            return "heredoc", Word(body)
+        value = heredoc.value.rsplit("\n", 1)[0] if heredoc is not None else ""
+        return "heredoc", Word(value, dynamic="$" in value or "`" in value)
+    if node.type == "<<<":
+        return "herestring", unquote(src[node.output.pos[0]:node.output.pos[1]])
+    if node.type == "<" and hasattr(node.output, "pos"):
+        return "file", unquote(src[node.output.pos[0]:node.output.pos[1]])
+    return None
+
+
+def redirection(walker: _Walker, node: Any, src: str, depth: int, via: tuple[str, ...],
+                remote: bool, writes: list[Target], reads: list[Target]) -> None:
+    """Add what one redirection writes (`> f`) or reads (`< f`) to the lists."""
+    target = redirect_target(walker, node, src, depth, via, remote)
+    if target is not None:
+        writes.append(target)
+    read = read_target(walker, node, src)
+    if read is not None:
+        reads.append(read)
+
+
+def read_target(walker: _Walker, node: Any, src: str) -> Target | None:
+    """The file an input redirection (`< f`, `3< f`, `<> f`) reads, or None."""
+    output = node.output
+    if node.type not in ("<", "<>") or not hasattr(output, "pos"):
+        return None
+    return walker.cwd.resolve(unquote(src[output.pos[0]:output.pos[1]]))
+
+
+def redirect_target(walker: _Walker, node: Any, src: str, depth: int, via: tuple[str, ...],
+                    remote: bool) -> Target | None:
+    """The file an output redirection writes, or None."""
+    heredoc = getattr(node, "heredoc", None)
+    if heredoc is not None and _SUBST.search(heredoc.value):
+        # An unquoted here-doc body is expanded by bash; bashlex keeps it raw. What
+        # it runs is read from the body's text (so sudo there is still named), and
+        # the call stays opaque: this reading is not bashlex's.
+        walker.opaque.append("a command substitution inside a here-document")
+        for code in substitutions(heredoc.value):
+            with walker.subshell():
+                walker.script(Word(code), depth + 1, via + ("$()",), remote)
+    output = node.output
+    if not hasattr(output, "kind"):
+        return None  # a descriptor copy such as 2>&1
+    nested(walker, output, src, depth, via, remote)
+    if node.type in ("<", "<<", "<<<", "<&", "<<-"):
+        return None
+    word = unquote(src[output.pos[0]:output.pos[1]])
+    if node.type in (">&", "<&") and word.value.isdigit() or word.value == "-":
+        return None
+    if word.literal and word.value in ("/dev/null", "/dev/stdout", "/dev/stderr",
+                                       "/dev/tty", "/dev/fd/1", "/dev/fd/2"):
+        return None
+    return replace(walker.cwd.resolve(word), redirect=True,
+                   append=node.type in (">>", "&>>"))

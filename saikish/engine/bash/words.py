@@ -1,0 +1,126 @@
+"""Bash words: quote removal on a word's source text, and escalation words in raw text."""
+
+from __future__ import annotations
+
+import re
+
+from saikish.engine.commands.grammar import RUN_TIME_TILDE, Word
+
+# Programs that run something as another user or group (docs/SPEC.md §4.1 step 2).
+ESCALATORS = frozenset({"sudo", "su", "doas", "pkexec", "run0", "sudo-rs", "sudoedit",
+                        "ksu", "please", "runuser", "sg", "newgrp", "calife", "super"})
+_RAW_ESCALATION = re.compile(
+    r"(?:^|[\s;&|(`{!/=])(?:" + "|".join(sorted(re.escape(e) for e in ESCALATORS))
+    + r")(?=$|[\s;&|)`}'\"])")
+
+
+def mentions_escalation(text: str) -> str | None:
+    """The escalation word `text` holds once its quotes are taken away, or None.
+
+    Read twice: quotes as word breaks ('sudo' id), and quotes, backslashes and empty
+    substitutions as nothing, as bash joins them (s''udo, s$()udo, s``udo).
+    """
+    for plain in (text.replace("\\", "").replace("'", " ").replace('"', " "),
+                  _NOTHING.sub("", text)):
+        found = _RAW_ESCALATION.search(plain)
+        if found:
+            return found.group(0).strip(" \t\n;&|(`{!/=")
+    return None
+
+
+_NOTHING = re.compile(r"\\|'|\"|\$\(\s*\)|``")
+_SPECIAL_CHARS = re.compile(r"[\\'\"$`*?\[{~]")
+
+
+def unquote(raw: str) -> Word:
+    """Bash quote removal on one word's source text."""
+    if not _SPECIAL_CHARS.search(raw):
+        return Word(raw)  # the common case: nothing to remove, nothing to expand
+    out: list[str] = []
+    dynamic = globbing = ansi_c = False
+    i, n = 0, len(raw)
+    while i < n:
+        c = raw[i]
+        if c == "\\":
+            if i + 1 < n and raw[i + 1] != "\n":
+                out.append(raw[i + 1])
+            i += 2
+        elif c == "'":
+            end = raw.find("'", i + 1)
+            end = n if end < 0 else end
+            out.append(raw[i + 1:end])
+            i = end + 1
+        elif c == '"':
+            i, part, dyn = _double_quoted(raw, i + 1)
+            out.append(part)
+            dynamic |= dyn
+        elif c == "$" and i + 1 < n and raw[i + 1] in "'\"":
+            ansi_c = True
+            out.append(c)
+            i += 1
+        elif c == "`" or (c == "$" and i + 1 < n and (
+                raw[i + 1].isalnum() or raw[i + 1] in "_{(@*#?$!-")):
+            dynamic = True
+            out.append(c)
+            i += 1
+        else:
+            if c in "*?" or (c == "[" and "]" in raw[i + 2:]) or (c == "{" and "," in raw[i:]):
+                globbing = True
+            elif c == "~" and i and raw[i - 1] == "=" and _ASSIGNMENT_PREFIX.match(raw[:i]):
+                dynamic = True  # h=~/x is h=/home/me/x to bash (an assignment-like word)
+            elif c == "~" and (i == 0 or raw[i - 1] in "=:") and RUN_TIME_TILDE.match(raw, i):
+                dynamic = True  # ~+ is $PWD, ~- $OLDPWD, ~N the directory stack (also after
+                # = or : in words like if=~-/x, which bash expands too): run-time places
+            out.append(c)
+            i += 1
+    return Word("".join(out), dynamic, globbing, ansi_c)
+
+
+# A word like h=~/x, which bash expands as an assignment (`=~` also shows up in words that
+# never expand, such as a sed script: asked, not wrong).
+_ASSIGNMENT_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\Z")
+
+
+def _double_quoted(raw: str, i: int) -> tuple[int, str, bool]:
+    out: list[str] = []
+    dynamic = False
+    while i < len(raw) and raw[i] != '"':
+        c = raw[i]
+        if c == "\\" and i + 1 < len(raw) and raw[i + 1] in '$`"\\\n':
+            if raw[i + 1] != "\n":
+                out.append(raw[i + 1])
+            i += 2
+            continue
+        if c in "$`":
+            dynamic = True
+        out.append(c)
+        i += 1
+    return i + 1, "".join(out), dynamic
+
+
+_ANSI_C = re.compile(r"\\(?:([abeEfnrtv\\'\"?])|([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|"
+                     r"u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|c(.))", re.S)
+_ANSI_C_LETTERS = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
+                   "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def decode_ansi_c(text: str) -> str:
+    """The value of $'text' (bash's ANSI-C quoting); an unknown escape stays as written."""
+    return _ANSI_C.sub(_ansi_c_escape, text)
+
+
+def _ansi_c_escape(match: re.Match[str]) -> str:
+    letter, octal, hexa, short, long, control = match.groups()
+    if letter:
+        return _ANSI_C_LETTERS[letter]
+    if control:
+        return chr(ord(control.upper()) & 0x1F) if control != "?" else "\x7f"
+    number = int(octal, 8) if octal else int(hexa or short or long, 16)
+    try:
+        return chr(number & 0xFF) if octal or hexa else chr(number)
+    except (ValueError, OverflowError):  # past the last code point: kept as written
+        return match.group(0)
+
+
+# What xargs appends: words only known at run time (and past the end of argv).
+XARGS_INPUT = Word("$XARGS_INPUT", dynamic=True)
