@@ -176,6 +176,21 @@ def _permit(command: SimpleCommand, found: Classification, ctx: Context,
     return CommandCheck(command.argv, found.risk, None, found.caveat, autonomy_may=not strict)
 
 
+def remote_permit(command: SimpleCommand, found: Classification, carrier: SimpleCommand,
+                  ctx: Context) -> CommandCheck | None:
+    """A command run on another host (`ssh HOST CMD`), covered by a rule that names its
+    carrier, the host and what runs there: `Bash(ssh HOST *)` names no command."""
+    if found.hard:
+        return None
+    own = len(carrier.argv)
+    for rule in ctx.rules.allow:
+        if rule.words is None or len(rule.words) <= own or _GLOBBY.search(rule.words[own]):
+            continue
+        if rule.matches_argv(carrier.outer):
+            return _check(command, found, rule.text)
+    return None
+
+
 def _covers(rule: Rule, command: SimpleCommand, found: Classification) -> bool:
     if command.open_ended and not rule.prefix and rule.words is not None:
         return False  # xargs / find -exec append words: only a prefix rule can match

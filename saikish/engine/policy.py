@@ -10,7 +10,7 @@ import os
 
 from saikish.engine import boundary, tiers
 from saikish.engine.bash.written import assessment_as_written
-from saikish.engine.bash_verdict import _decide_bash
+from saikish.engine.bash_verdict import decide_bash
 from saikish.engine.commands.risk import auto_approves
 from saikish.engine.context import BASH, READ_TOOL, WRITE_TOOL, Context, RuleSet
 from saikish.engine.outcomes import (
@@ -22,7 +22,7 @@ from saikish.engine.outcomes import (
     forced_ask,
 )
 from saikish.engine.permits import _lifts, _tool_covers, _write_lifts, tool_ask_rule
-from saikish.engine.proposals import _tool_proposals
+from saikish.engine.proposals import tool_proposals
 from saikish.engine.rules import workspace_relative
 from saikish.engine.toolfacts import ToolFacts, validate
 from saikish.types import Assessment, Mode, Risk, Source, ToolCall, Verdict
@@ -37,7 +37,7 @@ def decide(call: ToolCall, ctx: Context) -> Assessment:
     if problem:
         return Assessment(Verdict.INVALID, Risk.UNKNOWN, Source.INVALID, problem)
     if call.name == BASH:
-        return assessment_as_written(_decide_bash(str(call.arguments["command"]), ctx))
+        return assessment_as_written(decide_bash(str(call.arguments["command"]), ctx))
     assert tool is not None
     return _decide_tool(call, tool, tool.risk(call.arguments, ctx.workspace), ctx)
 
@@ -70,7 +70,7 @@ def _decide_tool(call: ToolCall, tool: ToolFacts, risk: Risk, ctx: Context) -> A
         return _changed_tool(call, risk, changed, ctx)
     path = boundary.read_path(call.name, dict(call.arguments))
     concern = boundary.read_concern(path, ctx.workspace) if path is not None else None
-    proposed = _tool_proposals(call, path, concern, ctx)
+    proposed = tool_proposals(call, path, concern, ctx)
     asked = tool_ask_rule(call, ctx, tool)
     if asked is not None:
         return forced_ask(asked, risk, ctx)

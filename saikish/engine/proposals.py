@@ -1,52 +1,122 @@
-"""The rules an "always" answer proposes (docs/SPEC.md §4.4)."""
+"""The rules an "always" answer proposes, never broader than what was approved (SPEC §4.4).
+
+A proposal is a `Rule` value, built from the very words that ran and checked against
+them; its text is only how the person sees it. The bounds (docs/SPEC.md §4.4):
+
+- a command run on another host (`ssh HOST CMD`) is named exactly, with its carrier and
+  host, never as the local command;
+- a runner of fetched or project code (`npx PKG`, `go run PKG`, `python -m MOD`) is named
+  with what it runs, never alone, and never with a wider version;
+- a `*` never stands for a path outside the workspace: such a command is named exactly,
+  and a read or write outside it is allowed for that one path.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from saikish.engine import boundary
-from saikish.engine.bash.shell import SimpleCommand
+from saikish.engine.bash.shell import CATALOGUE, SimpleCommand
 from saikish.engine.commands.risk import Classification
 from saikish.engine.context import READ_TOOL, WRITE_TOOL, Context
+from saikish.engine.permits import _covers
 from saikish.engine.rules import (
     _GLOBBY,
     Rule,
-    bash_rule_for,
+    exact_bash_rule,
     parse_rule,
+    path_rule,
+    workspace_relative,
 )
 from saikish.types import CommandCheck, Risk, ToolCall
 
+# Operand roles that make the command run what the operand names (catalogue README).
+_RUNS_OPERAND = frozenset({"cmd", "script", "remote"})
+# Commands whose operand names the program they build and run, though the catalogue reads
+# it as text (`operands text*`): go's package, cargo's binary (docs/SPEC.md §4.4).
+_BUILDS_AND_RUNS = frozenset({("go", "run"), ("cargo", "run")})
 
-def _tool_proposals(call: ToolCall, path: str | None, concern: str | None,
-                    ctx: Context) -> tuple[Rule, ...]:
+
+@dataclass(frozen=True)
+class Found:
+    """One simple command of the call, what it is, and the command carrying it to another
+    host (`ssh HOST`), if it runs there."""
+
+    command: SimpleCommand
+    kind: Classification
+    carrier: SimpleCommand | None = None
+
+
+def carriers(commands: Sequence[SimpleCommand]) -> tuple[SimpleCommand | None, ...]:
+    """For each command, the local one that runs it on another host (None when it runs
+    here): a remote script's commands follow their carrier in the walk's order."""
+    out: list[SimpleCommand | None] = []
+    last_local: SimpleCommand | None = None
+    for command in commands:
+        out.append(last_local if command.remote else None)
+        if not command.remote:
+            last_local = command
+    return tuple(out)
+
+
+def tool_proposals(call: ToolCall, path: str | None, concern: str | None,
+                   ctx: Context) -> tuple[Rule, ...]:
     """A tool with a path argument is allowed for that path only, never as a whole."""
     if path is not None and concern is not None:
-        return (_path_rule(call.name, boundary.proposal_glob(path, ctx.workspace, concern)),)
-    if "path" in call.arguments:
-        return (_path_rule(call.name, str(call.arguments["path"])),)
-    return (parse_rule(call.name, "proposed"),)
+        rule = path_rule(call.name, boundary.proposal_glob(path, ctx.workspace, concern))
+    elif "path" in call.arguments:
+        rule = path_rule(call.name, str(call.arguments["path"]))
+    else:
+        rule = parse_rule(call.name, "proposed")
+    return (rule,) if rule is not None else ()
 
 
-def _proposals(blocking: Sequence[CommandCheck],
-               found: Sequence[tuple[SimpleCommand, Classification]],
-               workspace: str) -> tuple[Rule, ...]:
-    """The narrowest rules that would let this call through next time, if rules can."""
-    by_argv = {cmd.argv: (cmd, kind) for cmd, kind in found}
+def proposals(blocking: Sequence[tuple[CommandCheck, int]], found: Sequence[Found],
+              workspace: str) -> tuple[Rule, ...]:
+    """The narrowest rules that would let this call through next time; none when one of
+    the blocking checks (each with the index of its command in `found`) cannot be
+    covered by a rule within the bounds."""
     out: dict[str, Rule] = {}
-    for check in blocking:
+    carried = {id(f.carrier) for f in found if f.carrier is not None}
+    for check, index in blocking:
+        owner = found[index]
         if check.argv[0] == "writes" and check.risk is Risk.WRITE and len(blocking) > 1:
             continue  # inside the workspace: the rule for the command that writes covers it
-        if check.is_redirect:
+        if owner.carrier is not None or id(owner.command) in carried:
+            rule = _remote_rule(owner)  # its files are on the other host: no local rule
+        elif check.is_redirect:
             rule = _target_rule(check, workspace)
-            if rule is None:
-                return ()
         else:
-            cmd, kind = by_argv[check.argv]
-            if kind.hard:
-                return ()  # a word built at run time: no rule can cover it
-            rule = parse_rule(_bash_proposal(cmd, kind), "proposed")
+            rule = bash_proposal(_through_wrapper(found, index), workspace)
+            if rule is not None and not _covers(rule, owner.command, owner.kind):
+                rule = None  # checked as the policy will check it next time
+        if rule is None:
+            return ()
         out.setdefault(rule.text, rule)
     return tuple(out.values())
+
+
+def _through_wrapper(found: Sequence[Found], index: int) -> Found:
+    """A wrapper that fetches nothing (env, timeout, uv run, python -m) is proposed as the
+    command it runs, its own words in front: never the wrapper with any command."""
+    owner = found[index]
+    command = owner.command
+    parsed = command.parse
+    if not command.wrapper or parsed is not None and parsed.fetches:
+        return owner
+    start = command.offset + len(command.argv)
+    return next((f for f in found[index + 1:] if f.command.outer == command.outer
+                 and f.command.offset == start), owner)
+
+
+def _remote_rule(found: Found) -> Rule | None:
+    """`ssh HOST CMD` exactly as written: the host and what runs there, nothing wider."""
+    carrier = found.carrier or found.command
+    if found.kind.hard:
+        return None
+    return exact_bash_rule(carrier.outer, prefix=False)
 
 
 def _target_rule(check: CommandCheck, workspace: str) -> Rule | None:
@@ -58,30 +128,80 @@ def _target_rule(check: CommandCheck, workspace: str) -> Rule | None:
             return None  # a glob that may match secrets: no rule names each file
         concern = boundary.SECRET if boundary.SECRET in (check.caveat or "") \
             else boundary.OUTSIDE
-        return _path_rule(READ_TOOL, boundary.proposal_glob(path, workspace, concern))
-    return _path_rule(WRITE_TOOL, path)
+        return path_rule(READ_TOOL, boundary.proposal_glob(path, workspace, concern))
+    # Outside the workspace a rule names the absolute path: that is what it is matched on.
+    target = workspace_relative(path, workspace)
+    return path_rule(WRITE_TOOL, target if os.path.isabs(target) else path)
 
 
-def _bash_proposal(command: SimpleCommand, found: Classification) -> str:
-    """Risky commands exactly; others by name (and subcommand) plus any words.
+def bash_proposal(owner: Found, workspace: str) -> Rule | None:
+    """The rule for one command, checked against the words that ran: it must match them,
+    and a `*` must not stand for a path outside the workspace (else the exact words)."""
+    command, found = owner.command, owner.kind
+    if found.hard:
+        return None  # a word built at run time: no rule can cover it
+    words, prefix = _proposed_words(command, found)
+    if prefix and any(_outside(w, workspace) for w in command.outer[len(words):]):
+        words, prefix = _exact_words(command)
+    rule = exact_bash_rule(words, prefix)
+    return rule if rule is not None and _covers(rule, command, found) else None
 
-    Through a runner (`uv run`, `npx`) the rule names the runner and what it runs, never
-    the runner alone (docs/SPEC.md §4.7).
-    """
+
+def _proposed_words(command: SimpleCommand, found: Classification) -> tuple[
+        tuple[str, ...], bool]:
+    """Risky commands exactly; runners with what they run; others by name (and
+    subcommand) plus any words (docs/SPEC.md §4.4)."""
     argv = command.argv
-    lead = command.outer[:command.offset] if command.offset else ()
-    if found.named or found.risk.level >= Risk.DESTRUCTIVE.level:
-        return bash_rule_for(lead + argv, prefix=command.open_ended)
-    if command.wrapper:
-        return bash_rule_for(command.outer[:command.offset + len(argv) + 1], prefix=True)
-    if command.open_ended:  # xargs / find -exec append words: only a prefix rule can match
-        return bash_rule_for(lead + argv, prefix=True)
+    lead = command.outer[:command.offset]
     parsed = command.parse
+    if found.named or found.risk.level >= Risk.DESTRUCTIVE.level:
+        return _exact_words(command)
+    if command.wrapper:
+        if parsed is not None and parsed.fetches:  # npx PKG: the package, at its version
+            return command.outer[:command.offset + len(argv) + 1], True
+        return command.outer, False  # env, timeout, python -m: what it runs, exactly
+    if command.open_ended:  # xargs / find -exec append words: only a prefix rule can match
+        return lead + argv, True
+    runs = _runs_operand(command)
+    if runs == "remote":  # ssh HOST: a command line run elsewhere, named exactly
+        return _exact_words(command)
+    if runs:
+        indexes = parsed.operand_indexes if parsed is not None else ()
+        if not indexes:
+            return _exact_words(command)
+        return lead + argv[:indexes[0] + 1], True
     keep = parsed.sub_end if parsed is not None and parsed.sub_end else 1
-    if argv[1:2] == ("-m",):
-        keep = 3
-    return bash_rule_for(lead + argv[:keep], prefix=True)
+    return lead + argv[:keep], True
 
 
-def _path_rule(tool: str, path: str) -> Rule:
-    return parse_rule({"tool": tool, "when": {"path": path}}, "proposed")
+def _exact_words(command: SimpleCommand) -> tuple[tuple[str, ...], bool]:
+    """The command's words as they ran (xargs and find -exec append more: a prefix)."""
+    if command.wrapper:
+        return command.outer, False
+    return command.outer[:command.offset] + command.argv, command.open_ended
+
+
+def _runs_operand(command: SimpleCommand) -> str:
+    """What a runner's operand is ("remote" for ssh's command line, "code" for what it
+    fetches, builds or runs), or "" for a command that runs no operand."""
+    parsed = command.parse
+    entry = CATALOGUE.get(*parsed.path) if parsed is not None else None
+    if parsed is None or entry is None:
+        return "code"  # not understood: fail closed, as a runner
+    roles = {role.name for role in entry.operands}
+    if "remote" in roles:
+        return "remote"
+    if parsed.fetches or parsed.inner or tuple(parsed.path) in _BUILDS_AND_RUNS or \
+            roles & _RUNS_OPERAND:
+        return "code"
+    return ""
+
+
+def _outside(word: str, workspace: str) -> bool:
+    """True when the word (or an option's value) names a path outside the workspace."""
+    value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+    if not (value.startswith(("/", "~")) or "/" in value or value == ".."):
+        return False
+    if "://" in value:
+        return False  # a URL: no path of this machine
+    return os.path.isabs(workspace_relative(value, workspace))
