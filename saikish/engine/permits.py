@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Sequence
 
 from saikish.engine import boundary, tiers
@@ -178,17 +179,29 @@ def _permit(command: SimpleCommand, found: Classification, ctx: Context,
 
 def remote_permit(command: SimpleCommand, found: Classification, carrier: SimpleCommand,
                   ctx: Context) -> CommandCheck | None:
-    """A command run on another host (`ssh HOST CMD`), covered by a rule that names its
-    carrier, the host and what runs there: `Bash(ssh HOST *)` names no command."""
+    """A command run on another host (`ssh HOST CMD`), covered by a rule naming its
+    carrier, the host and what runs there exactly."""
     if found.hard:
         return None
-    own = len(carrier.argv)
-    for rule in ctx.rules.allow:
-        if rule.words is None or len(rule.words) <= own or _GLOBBY.search(rule.words[own]):
-            continue
-        if rule.matches_argv(carrier.outer):
-            return _check(command, found, rule.text)
-    return None
+    rule = next((r for r in ctx.rules.allow if names_remote(r, carrier)), None)
+    return _check(command, found, rule.text) if rule is not None else None
+
+
+def names_remote(rule: Rule, carrier: SimpleCommand) -> bool:
+    """True when `rule` spells out the carrier's whole command line (`ssh HOST CMD`) with
+    no glob from the remote command on: the remote shell joins and re-reads those words,
+    so a `*` there (`Bash(ssh HOST git *)`) could stand for `git pull ; rm -rf ~`."""
+    own = carrier.offset + len(carrier.argv)
+    if rule.words is None or rule.prefix or len(rule.words) <= own:
+        return False
+    return all(_spelled_out(w) for w in rule.words[own:]) and rule.matches_argv(carrier.outer)
+
+
+def _spelled_out(pattern: str) -> bool:
+    """A rule word that matches one word only: no glob but a bracketed `*` or `?`."""
+    bare = re.sub(r"\[[*?]\]", "", pattern)
+    start = bare.find("[")
+    return "*" not in bare and "?" not in bare and (start < 0 or bare.find("]", start + 2) < 0)
 
 
 def _covers(rule: Rule, command: SimpleCommand, found: Classification) -> bool:

@@ -14,6 +14,7 @@ them; its text is only how the person sees it. The bounds (docs/SPEC.md §4.4):
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,15 +22,16 @@ from saikish.engine import boundary
 from saikish.engine.bash.shell import CATALOGUE, SimpleCommand
 from saikish.engine.commands.risk import Classification
 from saikish.engine.context import READ_TOOL, WRITE_TOOL, Context
-from saikish.engine.permits import _covers
+from saikish.engine.permits import _covers, names_remote
 from saikish.engine.rules import (
     _GLOBBY,
+    BASH,
     Rule,
-    exact_bash_rule,
+    bash_rule_for,
     parse_rule,
-    path_rule,
     workspace_relative,
 )
+from saikish.errors import RuleError
 from saikish.types import CommandCheck, Risk, ToolCall
 
 # Operand roles that make the command run what the operand names (catalogue README).
@@ -67,7 +69,7 @@ def tool_proposals(call: ToolCall, path: str | None, concern: str | None,
     if path is not None and concern is not None:
         rule = path_rule(call.name, boundary.proposal_glob(path, ctx.workspace, concern))
     elif "path" in call.arguments:
-        rule = path_rule(call.name, str(call.arguments["path"]))
+        rule = path_rule(call.name, _as_matched(str(call.arguments["path"]), ctx.workspace))
     else:
         rule = parse_rule(call.name, "proposed")
     return (rule,) if rule is not None else ()
@@ -79,23 +81,31 @@ def proposals(blocking: Sequence[tuple[CommandCheck, int]], found: Sequence[Foun
     the blocking checks (each with the index of its command in `found`) cannot be
     covered by a rule within the bounds."""
     out: dict[str, Rule] = {}
-    carried = {id(f.carrier) for f in found if f.carrier is not None}
     for check, index in blocking:
-        owner = found[index]
         if check.argv[0] == "writes" and check.risk is Risk.WRITE and len(blocking) > 1:
             continue  # inside the workspace: the rule for the command that writes covers it
-        if owner.carrier is not None or id(owner.command) in carried:
-            rule = _remote_rule(owner)  # its files are on the other host: no local rule
-        elif check.is_redirect:
-            rule = _target_rule(check, workspace)
-        else:
-            rule = bash_proposal(_through_wrapper(found, index), workspace)
-            if rule is not None and not _covers(rule, owner.command, owner.kind):
-                rule = None  # checked as the policy will check it next time
+        rule = _proposal(check, index, found, workspace)
         if rule is None:
             return ()
         out.setdefault(rule.text, rule)
     return tuple(out.values())
+
+
+def _proposal(check: CommandCheck, index: int, found: Sequence[Found],
+              workspace: str) -> Rule | None:
+    """The rule for one blocking check, re-checked the way the policy checks it."""
+    owner = found[index]
+    if owner.carrier is not None:  # on another host, its files too: no local rule
+        if owner.kind.hard:
+            return None  # a word built at run time there: no rule can cover it
+        rule = _remote_rule(owner.carrier)
+        return rule if rule is not None and names_remote(rule, owner.carrier) else None
+    if check.is_redirect:
+        return _target_rule(check, workspace)
+    target = _through_wrapper(found, index)
+    carried = any(f.carrier is target.command for f in found)
+    rule = _remote_rule(target.command) if carried else bash_proposal(target, workspace)
+    return rule if rule is not None and _covers(rule, owner.command, owner.kind) else None
 
 
 def _through_wrapper(found: Sequence[Found], index: int) -> Found:
@@ -111,11 +121,8 @@ def _through_wrapper(found: Sequence[Found], index: int) -> Found:
                  and f.command.offset == start), owner)
 
 
-def _remote_rule(found: Found) -> Rule | None:
+def _remote_rule(carrier: SimpleCommand) -> Rule | None:
     """`ssh HOST CMD` exactly as written: the host and what runs there, nothing wider."""
-    carrier = found.carrier or found.command
-    if found.kind.hard:
-        return None
     return exact_bash_rule(carrier.outer, prefix=False)
 
 
@@ -129,9 +136,13 @@ def _target_rule(check: CommandCheck, workspace: str) -> Rule | None:
         concern = boundary.SECRET if boundary.SECRET in (check.caveat or "") \
             else boundary.OUTSIDE
         return path_rule(READ_TOOL, boundary.proposal_glob(path, workspace, concern))
-    # Outside the workspace a rule names the absolute path: that is what it is matched on.
+    return path_rule(WRITE_TOOL, _as_matched(path, workspace))
+
+
+def _as_matched(path: str, workspace: str) -> str:
+    """Outside the workspace a path rule names the absolute path: it is matched on that."""
     target = workspace_relative(path, workspace)
-    return path_rule(WRITE_TOOL, target if os.path.isabs(target) else path)
+    return target if os.path.isabs(target) else path
 
 
 def bash_proposal(owner: Found, workspace: str) -> Rule | None:
@@ -205,3 +216,48 @@ def _outside(word: str, workspace: str) -> bool:
     if "://" in value:
         return False  # a URL: no path of this machine
     return os.path.isabs(workspace_relative(value, workspace))
+
+
+# -- rules as values ------------------------------------------------------------
+
+def literal(word: str) -> str | None:
+    """`word` as a rule word that matches itself only (`*` as `[*]`), or None when no rule
+    word can: a `[` with a `]` after it opens a class, and `[[]` is no portable escape."""
+    start = word.find("[")
+    if start >= 0 and word.find("]", start + 2) >= 0:
+        return None
+    return re.sub(r"[*?]", lambda m: f"[{m.group(0)}]", word)
+
+
+def exact_bash_rule(words: Sequence[str], prefix: bool, origin: str = "proposed") -> Rule | None:
+    """The Bash rule naming `words` literally (and any further words when `prefix`), as a
+    value; None when its text would not read back as the same rule (fail closed)."""
+    spelled = [literal(w) for w in words]
+    patterns = tuple(w for w in spelled if w is not None)
+    if len(patterns) != len(spelled):
+        return None
+    rule = Rule(tool=BASH, words=patterns, prefix=prefix,
+                text=bash_rule_for(patterns, prefix), origin=origin)
+    return rule if patterns and _reads_back(rule) else None
+
+
+def path_rule(tool: str, path: str, origin: str = "proposed") -> Rule | None:
+    """The rule allowing `tool` on exactly `path`, as a value; None when no path glob can
+    name it alone (a literal `*`) or its text would not read back the same."""
+    if not path or _PATH_GLOB.search(path):
+        return None
+    rule = Rule(tool=tool, when=(("path", path),), text=f"{tool}(path={path})", origin=origin)
+    return rule if _reads_back(rule) else None
+
+
+def _reads_back(rule: Rule) -> bool:
+    """True when the rule's text is parsed as this very rule: what is shown is what is kept."""
+    try:
+        again = parse_rule(rule.text, rule.origin)
+    except RuleError:
+        return False
+    return (again.tool, again.words, again.prefix, again.colon_word, again.when) == (
+        rule.tool, rule.words, rule.prefix, rule.colon_word, rule.when)
+
+
+_PATH_GLOB = re.compile(r"[*?\[{]")

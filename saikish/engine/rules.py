@@ -139,46 +139,6 @@ def bash_rule_for(words: Sequence[str], prefix: bool) -> str:
     return f"Bash({inner} *)" if prefix else f"Bash({inner})"
 
 
-def literal(word: str) -> str | None:
-    """`word` as a rule word that matches itself only (`*` as `[*]`), or None when no rule
-    word can: a `[` with a `]` after it opens a class, and `[[]` is no portable escape."""
-    start = word.find("[")
-    if start >= 0 and word.find("]", start + 2) >= 0:
-        return None
-    return re.sub(r"[*?]", lambda m: f"[{m.group(0)}]", word)
-
-
-def exact_bash_rule(words: Sequence[str], prefix: bool, origin: str = "proposed") -> Rule | None:
-    """The Bash rule naming `words` literally (and any further words when `prefix`), as a
-    value; None when its text would not read back as the same rule (fail closed)."""
-    spelled = [literal(w) for w in words]
-    patterns = tuple(w for w in spelled if w is not None)
-    if len(patterns) != len(spelled):
-        return None
-    rule = Rule(tool=BASH, words=patterns, prefix=prefix,
-                text=bash_rule_for(patterns, prefix), origin=origin)
-    return rule if patterns and _reads_back(rule) else None
-
-
-def path_rule(tool: str, path: str, origin: str = "proposed") -> Rule | None:
-    """The rule allowing `tool` on exactly `path`, as a value; None when no path glob can
-    name it alone (a literal `*`) or its text would not read back the same."""
-    if not path or _GLOB_CHARS.search(path):
-        return None
-    rule = Rule(tool=tool, when=(("path", path),), text=f"{tool}(path={path})", origin=origin)
-    return rule if _reads_back(rule) else None
-
-
-def _reads_back(rule: Rule) -> bool:
-    """True when the rule's text is parsed as this very rule: what is shown is what is kept."""
-    try:
-        again = parse_rule(rule.text, rule.origin)
-    except RuleError:
-        return False
-    return (again.tool, again.words, again.prefix, again.colon_word, again.when) == (
-        rule.tool, rule.words, rule.prefix, rule.colon_word, rule.when)
-
-
 def _needs_quote(word: str) -> bool:
     return word == "" or _QUOTE_NEEDED.search(word) is not None
 
