@@ -16,18 +16,25 @@ from saikish.engine.bash.shell import (
 )
 from saikish.engine.commands.risk import Classification, auto_approves, classify
 from saikish.engine.context import Context
-from saikish.engine.outcomes import _allowed, _contain, _mode_or_ask, _reject_by, _why, forced_ask
+from saikish.engine.outcomes import (
+    allowed,
+    contain,
+    forced_ask,
+    mode_or_ask,
+    reject_by,
+    why_blocked,
+)
 from saikish.engine.permits import (
-    _check,
-    _deny_rule,
-    _deny_unsure,
-    _matches_meaning,
-    _own_write,
-    _permit,
-    _permit_read,
-    _permit_write,
-    _read_concern,
+    deny_rule,
+    deny_unsure,
+    matches_meaning,
+    own_write,
+    permit,
+    permit_read,
+    permit_write,
+    plain_check,
     remote_permit,
+    target_read_concern,
 )
 from saikish.engine.proposals import Found, carriers, proposals
 from saikish.engine.rules import Rule
@@ -50,20 +57,20 @@ def decide_bash(command: str, ctx: Context) -> Assessment:
     checks = [replace(c, auto=True) if c.autonomy_may and not c.permitted and
               auto_approves(ctx.autonomy, c.risk) else c for c, _ in owned]
     risk = Risk.highest([c.risk for c in checks] + ([Risk.UNKNOWN] if analysis.opaque else []))
-    unsure = _deny_unsure(pairs, ctx)
+    unsure = deny_unsure(pairs, ctx)
     if not analysis.opaque and not unsure and all(c.permitted for c in checks):
-        return _allowed(checks, risk, ctx)
-    reason, proposed = _why_asked(analysis, unsure, list(zip(checks, (i for _, i in owned),
-                                                             strict=True)), found, ctx)
+        return allowed(checks, risk, ctx)
+    indexed = [(c, i) for c, (_, i) in zip(checks, owned, strict=True)]
+    reason, proposed = _reason_and_proposals(analysis, unsure, indexed, found, ctx)
     needs = [c.need for c in checks if not c.permitted and c.need is not None]
     # Code not fully read may be what a deny rule names: only a person can tell.
     blind = not ctx.rules.deny_complete or bool(analysis.opaque) and bool(ctx.rules.deny) \
         or analysis.parser_fault  # a parser that was stopped read nothing: a person looks
     if not unsure and not needs and not blind:
-        return _contain(risk, reason, ctx, proposed, tuple(checks), sandboxed=True)
+        return contain(risk, reason, ctx, proposed, tuple(checks), sandboxed=True)
     if needs and not unsure and ctx.containment.sandbox:
         reason = f"{reason}; needs a person: {needs[0]}"
-    return _mode_or_ask(risk, reason, ctx, proposed, bool(analysis.opaque or unsure),
+    return mode_or_ask(risk, reason, ctx, proposed, bool(analysis.opaque or unsure),
                         tuple(checks))
 
 
@@ -78,7 +85,7 @@ def _escalation(command: str, analysis: ShellAnalysis, found: Pairs) -> Assessme
         return Assessment(Verdict.REJECT, Risk.ESCALATION, Source.ESCALATION,
                           f"{hidden} is never run by saikish, also not from code it cannot "
                           f"read: run it yourself if it is needed",
-                          commands=tuple(_check(c, k) for c, k in found))
+                          commands=tuple(plain_check(c, k) for c, k in found))
     if not (escalation or analysis.raw_escalation):
         return None
     word = escalation[0].basename if escalation else "an escalation command"
@@ -90,21 +97,21 @@ def _escalation(command: str, analysis: ShellAnalysis, found: Pairs) -> Assessme
                       f"{word} is never run by saikish so: {why}; run it yourself if it is "
                       f"needed" if why else
                       f"{word} is never run by saikish: run it yourself if it is needed",
-                      commands=tuple(_check(c, k) for c, k in found))
+                      commands=tuple(plain_check(c, k) for c, k in found))
 
 
 def _ruled(found: Pairs, ctx: Context) -> Assessment | None:
     """Steps 3 and 4: a deny rule rejects, an ask rule asks, whatever else says yes."""
     for cmd, _ in found:
-        denied = _deny_rule(cmd, ctx)
+        denied = deny_rule(cmd, ctx)
         if denied:
-            return _reject_by(denied, Risk.highest(k.risk for _, k in found),
+            return reject_by(denied, Risk.highest(k.risk for _, k in found),
                               f"'{' '.join(cmd.argv)}' is denied by rule {denied}")
     for cmd, _ in found:
-        asked = next((r for r in ctx.rules.ask if _matches_meaning(r, cmd)), None)
+        asked = next((r for r in ctx.rules.ask if matches_meaning(r, cmd)), None)
         if asked is not None:  # an ask rule: the person sees it, whatever else says yes
             return forced_ask(asked, Risk.highest(k.risk for _, k in found), ctx,
-                              tuple(_check(c, k) for c, k in found))
+                              tuple(plain_check(c, k) for c, k in found))
     return None
 
 
@@ -122,10 +129,10 @@ def _checks(found: Sequence[Found], ctx: Context) -> list[tuple[CommandCheck, in
             out += [(CommandCheck(("reads", t.path), Risk.READ_ONLY, check.allowed_by,
                                   is_redirect=True), index) for t in cmd.reads]
             continue
-        out += [(_permit_write(t, check.allowed_by, ctx), index) for t in cmd.writes
-                if not _own_write(t, kind, ctx)]
-        out += [(_permit_read(t, ctx), index) for t in cmd.reads
-                if t.path != XARGS_INPUT.value and _read_concern(t, ctx)]
+        out += [(permit_write(t, check.allowed_by, ctx), index) for t in cmd.writes
+                if not own_write(t, kind, ctx)]
+        out += [(permit_read(t, ctx), index) for t in cmd.reads
+                if t.path != XARGS_INPUT.value and target_read_concern(t, ctx)]
     return out
 
 
@@ -138,7 +145,7 @@ def _command_check(item: Found, ctx: Context) -> tuple[CommandCheck, bool]:
         return replace(remote, need=tiers.command_need(cmd, kind, ctx.workspace,
                                                         ctx.containment.protected)), True
     xargs_input = any(t.path == XARGS_INPUT.value for t in cmd.reads)
-    check = _permit(cmd, kind, ctx, naming_xargs=xargs_input)
+    check = permit(cmd, kind, ctx, naming_xargs=xargs_input)
     printing = boundary.environment_concern(cmd.argv) if not cmd.wrapper else None
     if printing is not None and check.allowed_by is None:
         # env / printenv hand every variable to the model: a rule naming it may.
@@ -151,7 +158,7 @@ def _command_check(item: Found, ctx: Context) -> tuple[CommandCheck, bool]:
     return replace(check, need=need), False
 
 
-def _why_asked(analysis: ShellAnalysis, unsure: str | None,
+def _reason_and_proposals(analysis: ShellAnalysis, unsure: str | None,
                owned: list[tuple[CommandCheck, int]], found: Sequence[Found],
                ctx: Context) -> tuple[str, tuple[Rule, ...]]:
     """Why the call is not allowed, and the rules "always" would add (none when no rule
@@ -161,5 +168,5 @@ def _why_asked(analysis: ShellAnalysis, unsure: str | None,
     if unsure:
         return unsure, ()
     blocking = [(c, i) for c, i in owned if not c.permitted]
-    reason = "; ".join(_why(c) for c, _ in blocking[:3])
+    reason = "; ".join(why_blocked(c) for c, _ in blocking[:3])
     return reason, proposals(blocking, found, ctx.workspace)

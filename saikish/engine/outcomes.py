@@ -25,11 +25,12 @@ def forced_ask(rule: Rule, risk: Risk, ctx: Context,
                       forced=True)
 
 
-def _allowed(checks: Sequence[CommandCheck], risk: Risk, ctx: Context) -> Assessment:
+def allowed(checks: Sequence[CommandCheck], risk: Risk, ctx: Context) -> Assessment:
+    """Every check is permitted: allowed by the rules used, or by autonomy when none was."""
     used = list(dict.fromkeys(c.allowed_by for c in checks if c.allowed_by))
     if not used:
         return Assessment(Verdict.ALLOW, risk, Source.AUTONOMY,
-                          f"every command is {_name(risk)} or safer, allowed under autonomy "
+                          f"every command is {risk_name(risk)} or safer, allowed under autonomy "
                           f"{ctx.autonomy.value}", commands=tuple(checks))
     session = {r.text for r in ctx.rules.session_allow}
     source = Source.SESSION if all(u in session for u in used) else Source.RULE
@@ -37,17 +38,18 @@ def _allowed(checks: Sequence[CommandCheck], risk: Risk, ctx: Context) -> Assess
                       ", ".join(used), tuple(checks))
 
 
-def _why(check: CommandCheck) -> str:
+def why_blocked(check: CommandCheck) -> str:
+    """Why one check is not permitted, in a few words for the reason line."""
     if check.is_redirect:
         return check.caveat or f"writes {check.argv[1]}"
     text = " ".join(check.argv)
-    return f"'{text}' is {_name(check.risk)}" + (f" ({check.caveat})" if check.caveat else "")
+    return f"'{text}' is {risk_name(check.risk)}" + (f" ({check.caveat})" if check.caveat else "")
 
 
 # -- the contained tier (§4.1) ------------------------------------------------------
 
 
-def _contain(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule],
+def contain(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule],
              checks: tuple[CommandCheck, ...] = (), sandboxed: bool = False) -> Assessment:
     """A call nobody verified and nothing in which needs a person: it runs contained
     (bash in the sandbox, every writing call after a checkpoint), or, where this session
@@ -66,7 +68,7 @@ def _contain(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule],
         else:
             missing = held.no_undo or "no undo"
         said = f"{reason} (it would run contained, but {missing})" if missing else reason
-        return _mode_or_ask(risk, said, ctx, proposed, False, checks)
+        return mode_or_ask(risk, said, ctx, proposed, False, checks)
     where = "in the sandbox" if sandboxed and held.sandbox else \
         "unsandboxed, as --sandbox off and --auto-approve ask" if sandboxed else \
         "after a checkpoint (saikish undo)"
@@ -79,11 +81,12 @@ def _contain(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule],
 # -- shared tail: deny, mode, ask --------------------------------------------------
 
 
-def _reject_by(rule: Rule, risk: Risk, reason: str) -> Assessment:
+def reject_by(rule: Rule, risk: Risk, reason: str) -> Assessment:
+    """Rejected by a deny rule (docs/SPEC.md §4.1 step 3)."""
     return Assessment(Verdict.REJECT, risk, Source.DENY_RULE, reason, rule.text)
 
 
-def _mode_or_ask(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule],
+def mode_or_ask(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule],
                  opaque: bool, checks: tuple[CommandCheck, ...] = ()) -> Assessment:
     """Steps 6 and 7: the mode answers for the person, or the person is asked."""
     proposed = tuple(proposed)
@@ -93,7 +96,7 @@ def _mode_or_ask(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule]
         return Assessment(Verdict.REJECT, risk, Source.MODE,
                           f"{reason}; it cannot be checked against the deny rules",
                           commands=checks)
-    # --auto-approve answers for the contained tier only (_contain): what needs a person
+    # --auto-approve answers for the contained tier only (contain): what needs a person
     # is asked where one can answer, and rejected with this reason where none can.
     if ctx.mode is Mode.AUTO_DENY:
         return Assessment(Verdict.REJECT, risk, Source.MODE, f"{reason}; --auto-deny is set",
@@ -102,9 +105,11 @@ def _mode_or_ask(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule]
                       proposed_rules=tuple(r.text for r in proposed))
 
 
-def _rule_source(rule: Rule, ctx: Context) -> Source:
+def rule_source(rule: Rule, ctx: Context) -> Source:
+    """SESSION for a rule the person approved in this session, else RULE."""
     return Source.SESSION if rule in ctx.rules.session_allow else Source.RULE
 
 
-def _name(risk: Risk) -> str:
+def risk_name(risk: Risk) -> str:
+    """A risk as the reason says it: `build-test`, `read-only`."""
     return risk.name.replace("_", "-").lower()

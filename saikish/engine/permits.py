@@ -33,7 +33,7 @@ from saikish.engine.toolfacts import ToolFacts
 from saikish.types import CommandCheck, Risk, ToolCall
 
 
-def _lifts(rule: Rule, tool: str, concern: str | None) -> bool:
+def lifts(rule: Rule, tool: str, concern: str | None) -> bool:
     """Only a rule naming the path may carry a read across the boundary (a bare
     `read_file` rule was written for the workspace, not for ~/.ssh)."""
     if concern is None:
@@ -43,7 +43,7 @@ def _lifts(rule: Rule, tool: str, concern: str | None) -> bool:
     return bool(globs) and all(boundary.covers(glob, concern) for glob in globs)
 
 
-def _write_lifts(rule: Rule, key: str, path: str, ctx: Context) -> bool:
+def write_lifts(rule: Rule, key: str, path: str, ctx: Context) -> bool:
     """A write rule that does not name the path (a bare `write_file`) covers the workspace
     only, never git metadata or saikish's config; one naming saikish's config must spell
     it out (`agent.yml`), as one for `.git` must (docs/SPEC.md §4.1, item 4 of §4.10)."""
@@ -62,11 +62,11 @@ def _write_lifts(rule: Rule, key: str, path: str, ctx: Context) -> bool:
 
 def tool_ask_rule(call: ToolCall, ctx: Context, tool: ToolFacts | None = None) -> Rule | None:
     """The first ask rule that covers a (non-bash) call, if any."""
-    return next((r for r in ctx.rules.ask if _tool_covers(r, call, tool, ctx, deny=True)),
+    return next((r for r in ctx.rules.ask if tool_covers(r, call, tool, ctx, deny=True)),
                 None)
 
 
-def _tool_covers(rule: Rule, call: ToolCall, tool: ToolFacts | None, ctx: Context,
+def tool_covers(rule: Rule, call: ToolCall, tool: ToolFacts | None, ctx: Context,
                  deny: bool = False) -> bool:
     """True when `rule` covers the call under the tool's wire name or any other name it
     answers to (an MCP tool's full name, when its wire name had to be cut)."""
@@ -79,14 +79,16 @@ def bash_ask_rule(argv: Sequence[str], ctx: Context) -> Rule | None:
     return next((r for r in ctx.rules.ask if r.matches_argv(argv)), None)
 
 
-def _check(command: SimpleCommand, found: Classification,
+def plain_check(command: SimpleCommand, found: Classification,
            allowed_by: str | None = None) -> CommandCheck:
+    """The check of one command as classified, allowed by `allowed_by` if given."""
     return CommandCheck(command.argv, found.risk, allowed_by, found.caveat)
 
 
-def _deny_rule(command: SimpleCommand, ctx: Context) -> Rule | None:
+def deny_rule(command: SimpleCommand, ctx: Context) -> Rule | None:
+    """The deny rule that matches a command or a file it writes, if any."""
     for rule in ctx.rules.deny:
-        if _matches_meaning(rule, command):
+        if matches_meaning(rule, command):
             return rule
         for target in command.writes:
             if target.known and rule.matches_tool(WRITE_TOOL, {"path": target.path},
@@ -95,7 +97,7 @@ def _deny_rule(command: SimpleCommand, ctx: Context) -> Rule | None:
     return None
 
 
-def _matches_meaning(rule: Rule, command: SimpleCommand) -> bool:
+def matches_meaning(rule: Rule, command: SimpleCommand) -> bool:
     """A deny or ask rule matches the meaning: by basename, global options skipped, any
     order and spelling of its options (docs/SPEC.md §4.7)."""
     if not rule.is_bash or not command.argv:
@@ -141,7 +143,7 @@ def rule_meaning(rule: Rule) -> Parse | None:
     return meaning
 
 
-def _deny_unsure(found: Sequence[tuple[SimpleCommand, Classification]],
+def deny_unsure(found: Sequence[tuple[SimpleCommand, Classification]],
                  ctx: Context) -> str | None:
     """A deny rule that could match a command whose words are not all understood."""
     for cmd, kind in found:
@@ -159,7 +161,7 @@ def _deny_unsure(found: Sequence[tuple[SimpleCommand, Classification]],
     return None
 
 
-def _permit(command: SimpleCommand, found: Classification, ctx: Context,
+def permit(command: SimpleCommand, found: Classification, ctx: Context,
             naming_xargs: bool = False) -> CommandCheck:
     """Which rule, if any, covers this command; a hard caveat means none can.
 
@@ -170,8 +172,8 @@ def _permit(command: SimpleCommand, found: Classification, ctx: Context,
         for rule in ctx.rules.allow:
             if naming_xargs and not rule.text.startswith("Bash(xargs "):
                 continue
-            if _covers(rule, command, found):
-                return _check(command, found, rule.text)
+            if rule_covers(rule, command, found):
+                return plain_check(command, found, rule.text)
     # An unknown option or a word built at run time: no autonomy level runs it (§4.7).
     strict = found.hard or (bool(found.named) and found.risk.rank >= Risk.UNKNOWN.rank)
     return CommandCheck(command.argv, found.risk, None, found.caveat, autonomy_may=not strict)
@@ -184,7 +186,7 @@ def remote_permit(command: SimpleCommand, found: Classification, carrier: Simple
     if found.hard:
         return None
     rule = next((r for r in ctx.rules.allow if names_remote(r, carrier)), None)
-    return _check(command, found, rule.text) if rule is not None else None
+    return plain_check(command, found, rule.text) if rule is not None else None
 
 
 def names_remote(rule: Rule, carrier: SimpleCommand) -> bool:
@@ -204,7 +206,8 @@ def _spelled_out(pattern: str) -> bool:
     return "*" not in bare and "?" not in bare and (start < 0 or bare.find("]", start + 2) < 0)
 
 
-def _covers(rule: Rule, command: SimpleCommand, found: Classification) -> bool:
+def rule_covers(rule: Rule, command: SimpleCommand, found: Classification) -> bool:
+    """True when an allow rule covers the command, through its runner too (`uv run pytest`)."""
     if command.open_ended and not rule.prefix and rule.words is not None:
         return False  # xargs / find -exec append words: only a prefix rule can match
     if rule.matches_argv(command.argv, found.named):
@@ -219,14 +222,14 @@ def _covers(rule: Rule, command: SimpleCommand, found: Classification) -> bool:
     return rule.matches_argv(command.outer, named)
 
 
-def _own_write(target: Target, found: Classification, ctx: Context) -> bool:
+def own_write(target: Target, found: Classification, ctx: Context) -> bool:
     """A file the command writes inside the workspace as its own job (touch f, cp a b):
     the command's check already carries it, so it is not a question of its own."""
     return (not target.redirect and target.known and found.risk.rank >= Risk.WRITE.rank
             and write_risk(target.path, ctx.workspace) is Risk.WRITE)
 
 
-def _permit_write(target: Target, covering: str | None, ctx: Context) -> CommandCheck:
+def permit_write(target: Target, covering: str | None, ctx: Context) -> CommandCheck:
     """A file write: a write_file rule for its path, the command's rule, or autonomy."""
     shown = (">" if target.redirect else "writes", target.path)
     need = tiers.write_need(target, ctx.workspace, ctx.containment.protected)
@@ -238,7 +241,7 @@ def _permit_write(target: Target, covering: str | None, ctx: Context) -> Command
     risk = relative_write_risk(relative)
     for rule in ctx.rules.allow:
         if rule.matches_tool(WRITE_TOOL, {"path": target.path}, ctx.workspace) and \
-                _write_lifts(rule, "path", target.path, ctx):
+                write_lifts(rule, "path", target.path, ctx):
             return CommandCheck(shown, risk, rule.text, is_redirect=True)
     if covering and not target.redirect and risk is Risk.WRITE:
         return CommandCheck(shown, risk, covering, is_redirect=True)
@@ -264,7 +267,8 @@ _SECRET_NAMES = ("id_rsa", "id_ed25519", "id_ecdsa", "x.pem", "x.key", "x.p12", 
                  ".git-credentials", "secrets.json", "x.keystore")
 
 
-def _read_concern(target: Target, ctx: Context) -> str | None:
+def target_read_concern(target: Target, ctx: Context) -> str | None:
+    """Why reading a target needs a person (outside, a secret, unknown at run time), or None."""
     if target.path in _HARMLESS_READS:
         return None
     if not target.known:
@@ -280,14 +284,14 @@ def _read_concern(target: Target, ctx: Context) -> str | None:
     return read_concern(target.path, ctx.workspace)
 
 
-def _permit_read(target: Target, ctx: Context) -> CommandCheck:
+def permit_read(target: Target, ctx: Context) -> CommandCheck:
     """A read outside the workspace or of a secret: only a read_file rule covers it."""
-    concern = _read_concern(target, ctx)
+    concern = target_read_concern(target, ctx)
     shown = ("reads", target.path)
     if target.known and concern is not None:
         for rule in ctx.rules.allow:
             if rule.matches_tool(READ_TOOL, {"path": target.path}, ctx.workspace) and \
-                    _lifts(rule, READ_TOOL, concern):
+                    lifts(rule, READ_TOOL, concern):
                 return CommandCheck(shown, Risk.READ_ONLY, rule.text, is_redirect=True)
     said = f"is {concern}" if concern == boundary.OUTSIDE else concern
     need = None if concern is None else tiers.read_need(target, concern, ctx.workspace)

@@ -14,14 +14,14 @@ from saikish.engine.bash_verdict import decide_bash
 from saikish.engine.commands.risk import auto_approves
 from saikish.engine.context import BASH, READ_TOOL, WRITE_TOOL, Context, RuleSet
 from saikish.engine.outcomes import (
-    _contain,
-    _mode_or_ask,
-    _name,
-    _reject_by,
-    _rule_source,
+    contain,
     forced_ask,
+    mode_or_ask,
+    reject_by,
+    risk_name,
+    rule_source,
 )
-from saikish.engine.permits import _lifts, _tool_covers, _write_lifts, tool_ask_rule
+from saikish.engine.permits import lifts, tool_ask_rule, tool_covers, write_lifts
 from saikish.engine.proposals import tool_proposals
 from saikish.engine.rules import workspace_relative
 from saikish.engine.toolfacts import ToolFacts, validate
@@ -63,8 +63,8 @@ def _invalid(call: ToolCall, tool: ToolFacts | None, ctx: Context) -> str | None
 
 def _decide_tool(call: ToolCall, tool: ToolFacts, risk: Risk, ctx: Context) -> Assessment:
     for rule in ctx.rules.deny:
-        if _tool_covers(rule, call, tool, ctx, deny=True):
-            return _reject_by(rule, risk, f"denied by rule {rule}")
+        if tool_covers(rule, call, tool, ctx, deny=True):
+            return reject_by(rule, risk, f"denied by rule {rule}")
     changed = tool.definition_change() if tool.definition_change else None
     if changed is not None:
         return _changed_tool(call, risk, changed, ctx)
@@ -76,22 +76,22 @@ def _decide_tool(call: ToolCall, tool: ToolFacts, risk: Risk, ctx: Context) -> A
         return forced_ask(asked, risk, ctx)
     written = call.arguments.get(tool.writes_argument) if tool.writes_argument else None
     for rule in ctx.rules.allow:
-        if _tool_covers(rule, call, tool, ctx) and _lifts(rule, call.name, concern) and (
+        if tool_covers(rule, call, tool, ctx) and lifts(rule, call.name, concern) and (
                 not isinstance(written, str) or
-                _write_lifts(rule, str(tool.writes_argument), written, ctx)):
-            return Assessment(Verdict.ALLOW, risk, _rule_source(rule, ctx),
+                write_lifts(rule, str(tool.writes_argument), written, ctx)):
+            return Assessment(Verdict.ALLOW, risk, rule_source(rule, ctx),
                               f"allowed by rule {rule}", rule.text)
     if concern is not None:
         # The read boundary (§4.8) is asked under every autonomy level.
-        return _mode_or_ask(risk, f"{call.name} reads {path}, which is {_concern(concern)}",
+        return mode_or_ask(risk, f"{call.name} reads {path}, which is {_concern(concern)}",
                             ctx, proposed, opaque=False)
     if auto_approves(ctx.autonomy, risk) and not tool.requires_confirmation:
         return Assessment(Verdict.ALLOW, risk, Source.AUTONOMY,
-                          f"{_name(risk)} is allowed under autonomy {ctx.autonomy.value}")
-    reason = f"{call.name} is {_name(risk)}"
+                          f"{risk_name(risk)} is allowed under autonomy {ctx.autonomy.value}")
+    reason = f"{call.name} is {risk_name(risk)}"
     if _tool_containable(call, tool, ctx):
-        return _contain(risk, reason, ctx, proposed)
-    return _mode_or_ask(risk, reason, ctx, proposed, opaque=False)
+        return contain(risk, reason, ctx, proposed)
+    return mode_or_ask(risk, reason, ctx, proposed, opaque=False)
 
 
 def _tool_containable(call: ToolCall, tool: ToolFacts, ctx: Context) -> bool:

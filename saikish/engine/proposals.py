@@ -22,7 +22,7 @@ from saikish.engine import boundary
 from saikish.engine.bash.shell import CATALOGUE, SimpleCommand
 from saikish.engine.commands.risk import Classification
 from saikish.engine.context import READ_TOOL, WRITE_TOOL, Context
-from saikish.engine.permits import _covers, names_remote
+from saikish.engine.permits import names_remote, rule_covers
 from saikish.engine.rules import (
     _GLOBBY,
     BASH,
@@ -105,7 +105,7 @@ def _proposal(check: CommandCheck, index: int, found: Sequence[Found],
     target = _through_wrapper(found, index)
     carried = any(f.carrier is target.command for f in found)
     rule = _remote_rule(target.command) if carried else bash_proposal(target, workspace)
-    return rule if rule is not None and _covers(rule, owner.command, owner.kind) else None
+    return rule if rule is not None and rule_covers(rule, owner.command, owner.kind) else None
 
 
 def _through_wrapper(found: Sequence[Found], index: int) -> Found:
@@ -155,7 +155,7 @@ def bash_proposal(owner: Found, workspace: str) -> Rule | None:
     if prefix and any(_outside(w, workspace) for w in command.outer[len(words):]):
         words, prefix = _exact_words(command)
     rule = exact_bash_rule(words, prefix)
-    return rule if rule is not None and _covers(rule, command, found) else None
+    return rule if rule is not None and rule_covers(rule, command, found) else None
 
 
 def _proposed_words(command: SimpleCommand, found: Classification) -> tuple[
