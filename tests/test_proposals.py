@@ -158,6 +158,10 @@ PATHS = [
     ("chmod 600 ../other/x", ("Bash(chmod 600 ../other/x)", "write_file(path=/srv/other/x)"),
      "a relative path that leaves the workspace is outside too"),
     ("rm '*'", (), "no path rule names a file called '*' alone: nothing, never every file"),
+    ("cp -t/tmp a", ("Bash(cp -t/tmp a)", "write_file(path=/tmp)"),
+     "a path glued to a short option is a path too"),
+    ("cd /tmp && touch x", ("Bash(touch x)", "write_file(path=/tmp/x)", "read_file(path=/tmp)"),
+     "after cd the file is outside: touch x exactly, never touch *"),
 ]
 
 
@@ -180,9 +184,10 @@ def test_a_rule_for_one_file_outside_does_not_cover_its_neighbours() -> None:
 # -- 4. the property: a proposal covers the call, and no more than the bounds allow -------
 
 def _outside(word: str) -> bool:
-    value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
-    return ("/" in value or value.startswith("~")) and "://" not in value and \
-        os.path.isabs(workspace_relative(value, WORKSPACE))
+    values = [word, word.split("=", 1)[1] if "=" in word else word,
+              word[2:] if word.startswith("-") else word]
+    return any(("/" in v or v.startswith("~")) and "://" not in v and
+               os.path.isabs(workspace_relative(v, WORKSPACE)) for v in values)
 
 
 def check_bounds(command: str) -> None:
@@ -228,10 +233,11 @@ _HEADS = ["rm", "rm -f", "cp a", "touch", "chmod 600", "cat", "mkdir -p", "git p
           "npm install", "npx", "npx -y", "uvx", "pipx run", "go run", "deno run",
           "python", "python -m", "node", "ssh host", "ssh -p 2 h", "docker exec c",
           "kubectl exec p --", "timeout 5 rm", "env X=1 touch", "sed -i s/a/b/",
-          "timeout 5 ssh h", "echo x > out.txt; rm", "uv run", "xargs rm", "git -C /tmp/r add"]
+          "timeout 5 ssh h", "echo x > out.txt; rm", "uv run", "xargs rm", "git -C /tmp/r add",
+          "cd /tmp && touch", "cd src && cat", "ls"]
 _WORDS = ["/tmp/x", "/etc/hosts", "~/.config/app/x", "../up/x", "src/a.py", "x", "-v",
           "cowsay@1.2", "ruff@0.1", "main.ts", "https://x.example/a.ts", "origin", "*",
-          "a b", "--out=/tmp/o", "rm -rf /"]
+          "a b", "--out=/tmp/o", "rm -rf /", "-o/etc/x", "-t/tmp"]
 
 
 @settings(max_examples=150, deadline=None)

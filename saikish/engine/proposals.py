@@ -152,7 +152,7 @@ def bash_proposal(owner: Found, workspace: str) -> Rule | None:
     if found.hard:
         return None  # a word built at run time: no rule can cover it
     words, prefix = _proposed_words(command, found)
-    if prefix and any(_outside(w, workspace) for w in command.outer[len(words):]):
+    if prefix and _reaches_outside(command, command.outer[len(words):], workspace):
         words, prefix = _exact_words(command)
     rule = exact_bash_rule(words, prefix)
     return rule if rule is not None and rule_covers(rule, command, found) else None
@@ -208,13 +208,29 @@ def _runs_operand(command: SimpleCommand) -> str:
     return ""
 
 
-def _outside(word: str, workspace: str) -> bool:
-    """True when the word (or an option's value) names a path outside the workspace."""
-    value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+def _reaches_outside(command: SimpleCommand, rest: Sequence[str], workspace: str) -> bool:
+    """True when the words a `*` would stand for name a path outside the workspace, or
+    the command reads or writes one (after a `cd`, the grammar knows where)."""
+    targets = [t for t in command.reads + command.writes if not t.redirect]
+    return any(not t.known or _outside(t.path, workspace) for t in targets) or any(
+        _outside(value, workspace) for word in rest for value in _path_spellings(word))
+
+
+def _path_spellings(word: str) -> tuple[str, ...]:
+    """The word, and what may be a path in it: an option's value (`--out=/x`, `-o/x`)."""
+    if word.startswith("--") and "=" in word:
+        return word, word.split("=", 1)[1]
+    if word.startswith("-") and len(word) > 2:
+        return word, word[2:]
+    return (word,)
+
+
+def _outside(value: str, workspace: str) -> bool:
+    """True when `value` names a path outside the workspace (a URL names none)."""
     if not (value.startswith(("/", "~")) or "/" in value or value == ".."):
         return False
     if "://" in value:
-        return False  # a URL: no path of this machine
+        return False
     return os.path.isabs(workspace_relative(value, workspace))
 
 
