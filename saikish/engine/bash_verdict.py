@@ -36,7 +36,7 @@ from saikish.engine.permits import (
     remote_permit,
     target_read_concern,
 )
-from saikish.engine.proposals import Found, carriers, proposals
+from saikish.engine.proposals import Checked, Found, carriers, proposals
 from saikish.engine.rules import Rule
 from saikish.types import Assessment, CommandCheck, Risk, Source, Verdict
 
@@ -54,14 +54,15 @@ def decide_bash(command: str, ctx: Context) -> Assessment:
     if settled is not None:
         return settled
     owned = _checks(found, ctx)
-    checks = [replace(c, auto=True) if c.autonomy_may and not c.permitted and
-              auto_approves(ctx.autonomy, c.risk) else c for c, _ in owned]
+    owned = [replace(o, check=replace(o.check, auto=True)) if o.check.autonomy_may and
+             not o.check.permitted and auto_approves(ctx.autonomy, o.check.risk) else o
+             for o in owned]
+    checks = [o.check for o in owned]
     risk = Risk.highest([c.risk for c in checks] + ([Risk.UNKNOWN] if analysis.opaque else []))
     unsure = deny_unsure(pairs, ctx)
     if not analysis.opaque and not unsure and all(c.permitted for c in checks):
         return allowed(checks, risk, ctx)
-    indexed = [(c, i) for c, (_, i) in zip(checks, owned, strict=True)]
-    reason, proposed = _reason_and_proposals(analysis, unsure, indexed, found, ctx)
+    reason, proposed = _reason_and_proposals(analysis, unsure, owned, found, ctx)
     needs = [c.need for c in checks if not c.permitted and c.need is not None]
     # Code not fully read may be what a deny rule names: only a person can tell.
     blind = not ctx.rules.deny_complete or bool(analysis.opaque) and bool(ctx.rules.deny) \
@@ -115,23 +116,23 @@ def _ruled(found: Pairs, ctx: Context) -> Assessment | None:
     return None
 
 
-def _checks(found: Sequence[Found], ctx: Context) -> list[tuple[CommandCheck, int]]:
+def _checks(found: Sequence[Found], ctx: Context) -> list[Checked]:
     """Each command's check and those of the files it writes and reads, each with the
-    index of its command."""
-    out: list[tuple[CommandCheck, int]] = []
+    index of its command (and the file)."""
+    out: list[Checked] = []
     for index, item in enumerate(found):
         cmd, kind = item.command, item.kind
         check, carried = _command_check(item, ctx)
-        out.append((check, index))
+        out.append(Checked(check, index))
         if carried:  # on the other host: the rule naming the host and the command covers them
-            out += [(CommandCheck(("writes", t.path), check.risk, check.allowed_by,
-                                  is_redirect=True), index) for t in cmd.writes]
-            out += [(CommandCheck(("reads", t.path), Risk.READ_ONLY, check.allowed_by,
-                                  is_redirect=True), index) for t in cmd.reads]
+            out += [Checked(CommandCheck(("writes", t.path), check.risk, check.allowed_by,
+                                         is_redirect=True), index, t) for t in cmd.writes]
+            out += [Checked(CommandCheck(("reads", t.path), Risk.READ_ONLY, check.allowed_by,
+                                         is_redirect=True), index, t) for t in cmd.reads]
             continue
-        out += [(permit_write(t, check.allowed_by, ctx), index) for t in cmd.writes
+        out += [Checked(permit_write(t, check.allowed_by, ctx), index, t) for t in cmd.writes
                 if not own_write(t, kind, ctx)]
-        out += [(permit_read(t, ctx), index) for t in cmd.reads
+        out += [Checked(permit_read(t, ctx), index, t) for t in cmd.reads
                 if t.path != XARGS_INPUT.value and target_read_concern(t, ctx)]
     return out
 
@@ -159,14 +160,14 @@ def _command_check(item: Found, ctx: Context) -> tuple[CommandCheck, bool]:
 
 
 def _reason_and_proposals(analysis: ShellAnalysis, unsure: str | None,
-               owned: list[tuple[CommandCheck, int]], found: Sequence[Found],
-               ctx: Context) -> tuple[str, tuple[Rule, ...]]:
+                          owned: Sequence[Checked], found: Sequence[Found],
+                          ctx: Context) -> tuple[str, tuple[Rule, ...]]:
     """Why the call is not allowed, and the rules "always" would add (none when no rule
     can: code not fully analysed, or a deny rule that could match unseen words)."""
     if analysis.opaque:
         return f"it cannot be fully analysed: {analysis.opaque[0]}", ()
     if unsure:
         return unsure, ()
-    blocking = [(c, i) for c, i in owned if not c.permitted]
-    reason = "; ".join(why_blocked(c) for c, _ in blocking[:3])
+    blocking = [o for o in owned if not o.check.permitted]
+    reason = "; ".join(why_blocked(o.check) for o in blocking[:3])
     return reason, proposals(blocking, found, ctx.workspace)

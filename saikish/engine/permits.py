@@ -170,7 +170,7 @@ def permit(command: SimpleCommand, found: Classification, ctx: Context,
     """
     if not found.hard:
         for rule in ctx.rules.allow:
-            if naming_xargs and not rule.text.startswith("Bash(xargs "):
+            if naming_xargs and (rule.words is None or rule.words[:1] != ("xargs",)):
                 continue
             if rule_covers(rule, command, found):
                 return plain_check(command, found, rule.text)

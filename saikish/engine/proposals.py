@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from saikish.engine import boundary
-from saikish.engine.bash.shell import CATALOGUE, SimpleCommand
+from saikish.engine.bash.shell import CATALOGUE, SimpleCommand, Target
 from saikish.engine.commands.risk import Classification
 from saikish.engine.context import READ_TOOL, WRITE_TOOL, Context
 from saikish.engine.permits import names_remote, rule_covers
@@ -51,6 +51,15 @@ class Found:
     carrier: SimpleCommand | None = None
 
 
+@dataclass(frozen=True)
+class Checked:
+    """One check of a call, the index of its command, and the file it is about, if any."""
+
+    check: CommandCheck
+    index: int
+    target: Target | None = None
+
+
 def carriers(commands: Sequence[SimpleCommand]) -> tuple[SimpleCommand | None, ...]:
     """For each command, the local one that runs it on another host (None when it runs
     here): a remote script's commands follow their carrier in the walk's order."""
@@ -75,34 +84,33 @@ def tool_proposals(call: ToolCall, path: str | None, concern: str | None,
     return (rule,) if rule is not None else ()
 
 
-def proposals(blocking: Sequence[tuple[CommandCheck, int]], found: Sequence[Found],
+def proposals(blocking: Sequence[Checked], found: Sequence[Found],
               workspace: str) -> tuple[Rule, ...]:
     """The narrowest rules that would let this call through next time; none when one of
-    the blocking checks (each with the index of its command in `found`) cannot be
-    covered by a rule within the bounds."""
+    the blocking checks cannot be covered by a rule within the bounds."""
     out: dict[str, Rule] = {}
-    for check, index in blocking:
+    for item in blocking:
+        check = item.check
         if check.argv[0] == "writes" and check.risk is Risk.WRITE and len(blocking) > 1:
             continue  # inside the workspace: the rule for the command that writes covers it
-        rule = _proposal(check, index, found, workspace)
+        rule = _proposal(item, found, workspace)
         if rule is None:
             return ()
         out.setdefault(rule.text, rule)
     return tuple(out.values())
 
 
-def _proposal(check: CommandCheck, index: int, found: Sequence[Found],
-              workspace: str) -> Rule | None:
+def _proposal(item: Checked, found: Sequence[Found], workspace: str) -> Rule | None:
     """The rule for one blocking check, re-checked the way the policy checks it."""
-    owner = found[index]
+    owner = found[item.index]
     if owner.carrier is not None:  # on another host, its files too: no local rule
         if owner.kind.hard:
             return None  # a word built at run time there: no rule can cover it
         rule = _remote_rule(owner.carrier)
         return rule if rule is not None and names_remote(rule, owner.carrier) else None
-    if check.is_redirect:
-        return _target_rule(check, workspace)
-    target = _through_wrapper(found, index)
+    if item.target is not None:
+        return _target_rule(item.target, item.check.argv[0] == "reads", workspace)
+    target = _through_wrapper(found, item.index)
     carried = any(f.carrier is target.command for f in found)
     rule = _remote_rule(target.command) if carried else bash_proposal(target, workspace)
     return rule if rule is not None and rule_covers(rule, owner.command, owner.kind) else None
@@ -126,17 +134,14 @@ def _remote_rule(carrier: SimpleCommand) -> Rule | None:
     return exact_bash_rule(carrier.outer, prefix=False)
 
 
-def _target_rule(check: CommandCheck, workspace: str) -> Rule | None:
-    kind, path = check.argv
-    if check.caveat and "only known at run time" in check.caveat:
-        return None
-    if kind == "reads":
-        if _GLOBBY.search(path):
-            return None  # a glob that may match secrets: no rule names each file
-        concern = boundary.SECRET if boundary.SECRET in (check.caveat or "") \
-            else boundary.OUTSIDE
-        return path_rule(READ_TOOL, boundary.proposal_glob(path, workspace, concern))
-    return path_rule(WRITE_TOOL, _as_matched(path, workspace))
+def _target_rule(target: Target, read: bool, workspace: str) -> Rule | None:
+    """A read outside the workspace or of a secret, or a write: that one path."""
+    if not target.known or target.glob or _GLOBBY.search(target.path):
+        return None  # known at run time only, or a glob that may match secrets
+    if read:
+        concern = boundary.read_concern(target.path, workspace) or boundary.OUTSIDE
+        return path_rule(READ_TOOL, boundary.proposal_glob(target.path, workspace, concern))
+    return path_rule(WRITE_TOOL, _as_matched(target.path, workspace))
 
 
 def _as_matched(path: str, workspace: str) -> str:
