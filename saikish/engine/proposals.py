@@ -89,6 +89,7 @@ def proposals(blocking: Sequence[Checked], found: Sequence[Found],
     """The narrowest rules that would let this call through next time; none when one of
     the blocking checks cannot be covered by a rule within the bounds."""
     out: dict[str, Rule] = {}
+    commands: dict[str, list[Found]] = {}  # the commands each Bash rule was proposed for
     for item in blocking:
         check = item.check
         if check.argv[0] == "writes" and check.risk is Risk.WRITE and len(blocking) > 1:
@@ -97,7 +98,21 @@ def proposals(blocking: Sequence[Checked], found: Sequence[Found],
         if rule is None:
             return ()
         out.setdefault(rule.text, rule)
-    return tuple(out.values())
+        if item.target is None and found[item.index].carrier is None:
+            commands.setdefault(rule.text, []).append(found[item.index])
+    return _without_covered(out, commands)
+
+
+def _without_covered(out: dict[str, Rule], commands: dict[str, list[Found]]) -> tuple[
+        Rule, ...]:
+    """Drops a Bash rule whose commands another proposed rule covers already (`npx
+    cowsay@1.2 *` covers `npx cowsay@1.2 hi`): the box shows no rule it does not need."""
+    kept = dict(out)
+    for text, owners in commands.items():
+        others = [r for t, r in kept.items() if t != text and r.is_bash]
+        if any(all(rule_covers(r, f.command, f.kind) for f in owners) for r in others):
+            del kept[text]
+    return tuple(kept.values())
 
 
 def _proposal(item: Checked, found: Sequence[Found], workspace: str) -> Rule | None:
