@@ -137,6 +137,21 @@ def test_always_on_a_runner_names_what_it_runs_never_the_runner(
         assert all(not set("*?[") & set(w) for w in rule.words[:fixed_until + 1]), rule.text
 
 
+@pytest.mark.parametrize(("command", "expected"), [
+    ("uvx ruff check", ("Bash(uvx ruff *)",)),
+    ("npx cowsay@1.2 hi", ("Bash(npx cowsay@1.2 hi)",)),
+    ("go run ./cmd/x", ("Bash(go run ./cmd/x *)",)),
+    ("python -m pip install x", ("Bash(python -m pip install *)",)),
+    ("cargo run --bin x", ("Bash(cargo run --bin x)",)),
+    ("python script.py", ("Bash(python script.py)",)),
+    ("deno run https://x.example/a.ts", ("Bash(deno run https://x.example/a.ts)",)),
+    ("timeout 5 npm install x", ("Bash(timeout 5 npm install *)",)),
+])
+def test_the_runner_examples_of_the_spec(command: str, expected: tuple[str, ...]) -> None:
+    # docs/SPEC.md §4.4, "What always proposes", word for word.
+    assert proposed(command) == expected
+
+
 @pytest.mark.parametrize("command", ["npx cowsay@1.2 hi", "uvx ruff@0.1 check"])
 def test_a_version_is_never_widened(command: str) -> None:
     texts = proposed(command)
