@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from saikish.engine.policy import Context, RuleSet, decide
 from saikish.engine.rules import Rule, parse_rule, workspace_relative
+from saikish.errors import RuleError
 from saikish.tools import builtin_tools
 from saikish.types import ToolCall, Verdict
 
@@ -278,3 +279,15 @@ def test_a_file_tool_is_proposed_for_its_path_exactly(
     assert found.proposed_rules == expected, why
     if expected:
         assert decide(call, context(expected)).verdict is Verdict.ALLOW, why
+
+
+@pytest.mark.parametrize("text", ["Bash(ls [2-1])", "Bash(cat file[z-a].txt *)"])
+def test_a_rule_word_that_is_no_glob_is_said_when_the_rule_is_read(text: str) -> None:
+    # Proposals once copied such words into rules; checking the next call then raised.
+    with pytest.raises(RuleError, match="is not a glob"):
+        parse_rule(text, "agent.yml")
+
+
+def test_a_word_with_brackets_is_proposed_only_if_a_rule_can_name_it() -> None:
+    assert proposed("rm -rf 'file[2-1]'") == ()  # no rule word matches it literally
+    assert proposed("rm -rf 'a*b'") == ("Bash(rm -rf a[*]b)",)
