@@ -237,6 +237,7 @@ TABLE = [row[0] for row in REMOTE] + [row[0] for row in RUNNERS] + [row[0] for r
     "find . -exec rm {} \\;", "sed -i s/a/b/ /tmp/x", "ssh host 'rm x; ls /'",
     "timeout 5 ssh h rm x", "ssh h ls > out.txt", "bash -c 'ssh h rm x'",
     "echo x > a.txt && rm /tmp/y", "sed -i 's/a*/b/' f.txt", "python -m '*'",
+    "cd B && find . >> ../tmp.txt",
 ]
 
 
@@ -265,6 +266,8 @@ def test_generated_calls_get_proposals_within_bounds(head: str, words: list[str]
 @pytest.mark.parametrize(("tool", "args", "expected", "why"), [
     ("write_file", {"path": "../other/x", "content": ""}, ("write_file(path=/srv/other/x)",),
      "outside, named as it is matched: the rule covers the call next time"),
+    ("write_file", {"path": "src/../notes.txt", "content": ""}, ("write_file(path=notes.txt)",),
+     "named as it is matched, or the rule would never match it"),
     ("write_file", {"path": "src/*.py", "content": ""}, (),
      "a '*' in the path would cover every .py file there: nothing is proposed"),
     ("write_file", {"path": "a,b", "content": ""}, (),

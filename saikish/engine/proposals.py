@@ -160,9 +160,9 @@ def _target_rule(target: Target, read: bool, workspace: str) -> Rule | None:
 
 
 def _as_matched(path: str, workspace: str) -> str:
-    """Outside the workspace a path rule names the absolute path: it is matched on that."""
-    target = workspace_relative(path, workspace)
-    return target if os.path.isabs(target) else path
+    """The path as a rule is matched on it: relative to the workspace inside it (`B/../x`
+    is `x`), absolute outside it."""
+    return workspace_relative(path, workspace)
 
 
 def bash_proposal(owner: Found, workspace: str) -> Rule | None:
