@@ -114,12 +114,11 @@ def read_path(tool: str, arguments: dict[str, object] | None) -> str | None:
 
 
 def proposal_glob(path: str, workspace: str, concern: str) -> str:
-    """The path glob an "always" answer would allow for this concern.
+    """The path an "always" answer would allow for this concern: that path only.
 
-    A secret is only ever offered exactly (a blanket rule over ~/.ssh would
-    hand every key over); a read outside is offered for its directory: the
-    directory itself when the call names one, else everything below the
-    file's directory.
+    Never a directory glob: `/etc/**` for /etc/hosts would also hand over every other
+    file there, and a read outside is allowed for what was approved (docs/SPEC.md §4.4).
+    Inside the workspace a secret is named relative to it.
     """
     root = os.path.realpath(workspace)
     full, written_root = os.path.abspath(os.path.join(workspace, os.path.expanduser(path))), \
@@ -128,12 +127,9 @@ def proposal_glob(path: str, workspace: str, concern: str) -> str:
         full = resolve(path, workspace)  # inside by its words: named where its links lead
     # Else as written, links not followed: a rule matches a path outside the workspace by
     # its words (rules.workspace_relative), and /proc/self must stay self, not a PID.
-    if concern == SECRET:
-        return os.path.relpath(full, root) if inside(path, workspace) else full
-    directory = os.path.dirname(full)
-    if os.path.isdir(full) or directory in ("/", os.path.expanduser("~")):
-        return full  # "/**" or "~/**" would hand over the whole machine or home
-    return directory.rstrip(os.sep) + "/**"
+    if concern == SECRET and inside(path, workspace):
+        return os.path.relpath(full, root)
+    return full
 
 
 def covers(glob: str, concern: str) -> bool:

@@ -193,6 +193,11 @@ def _parse_bash(inner: str, text: str, origin: str) -> Rule:
         colon_word = words[-1] + ":*"
     if not words and not prefix:
         raise RuleError(f"'{text}': Bash() needs the command words, e.g. Bash(git status)", origin)
+    for word in (*words, colon_word or ""):
+        try:
+            _word_regex(word)
+        except re.error as exc:  # `[2-1]`: said here, never a traceback when a call is checked
+            raise RuleError(f"'{text}': '{word}' is not a glob: {exc}", origin) from None
     return Rule(tool=BASH, words=tuple(words), prefix=prefix, colon_word=colon_word,
                 text=text, origin=origin)
 

@@ -151,7 +151,7 @@ def read_need(target: Target, concern: str, workspace: str) -> str | None:
         "it reads outside the workspace or a file that holds secrets"
 
 
-# The read boundary's concerns about paths it cannot see (policy._read_concern).
+# The read boundary's concerns about paths it cannot see (permits.target_read_concern).
 RUN_TIME_PATH = "its path is only known at run time"
 RUN_TIME_DIRECTORY = "is in a directory only known at run time"
 GLOB_SECRETS = "may match files that hold secrets"

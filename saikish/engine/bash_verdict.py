@@ -1,0 +1,189 @@
+"""A bash call through the pipeline of docs/SPEC.md §4.1: every simple command checked."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from saikish.engine import boundary, tiers
+from saikish.engine.bash.shell import (
+    ESCALATORS,
+    XARGS_INPUT,
+    ShellAnalysis,
+    SimpleCommand,
+    analyse,
+    mentions_escalation,
+)
+from saikish.engine.commands.risk import Classification, auto_approves, classify
+from saikish.engine.context import Context
+from saikish.engine.outcomes import (
+    allowed,
+    contain,
+    forced_ask,
+    mode_or_ask,
+    reject_by,
+    why_blocked,
+)
+from saikish.engine.permits import (
+    deny_rule,
+    deny_unsure,
+    matches_meaning,
+    own_write,
+    permit,
+    permit_read,
+    permit_write,
+    plain_check,
+    remote_permit,
+    target_read_concern,
+)
+from saikish.engine.proposals import Checked, Found, carriers, proposals
+from saikish.engine.rules import Rule
+from saikish.types import Assessment, CommandCheck, Risk, Source, Verdict
+
+Pairs = list[tuple[SimpleCommand, Classification]]
+
+
+def decide_bash(command: str, ctx: Context) -> Assessment:
+    """Steps 2 to 7 of docs/SPEC.md §4.1 for one bash call: escalation, deny and ask
+    rules, then each simple command, file write and file read checked on its own."""
+    analysis = analyse(command)
+    found = [Found(c, classify(c), carrier)
+             for c, carrier in zip(analysis.commands, carriers(analysis.commands), strict=True)]
+    pairs = [(f.command, f.kind) for f in found]
+    settled = _escalation(command, analysis, pairs) or _ruled(pairs, ctx)
+    if settled is not None:
+        return settled
+    owned = _checks(found, ctx)
+    owned = [replace(o, check=replace(o.check, auto=True)) if o.check.autonomy_may and
+             not o.check.permitted and auto_approves(ctx.autonomy, o.check.risk) else o
+             for o in owned]
+    checks = [o.check for o in owned]
+    risk = Risk.highest([c.risk for c in checks] + ([Risk.UNKNOWN] if analysis.opaque else []))
+    unsure = deny_unsure(pairs, ctx)
+    if not analysis.opaque and not unsure and all(c.permitted for c in checks):
+        if analysis.rewritten:  # never verified on a rewrite (§4.2): contained at most
+            return _rewritten(analysis.rewritten, checks, risk, ctx)
+        return allowed(checks, risk, ctx)
+    reason, proposed = _reason_and_proposals(analysis, unsure, owned, found, ctx)
+    needs = [c.need for c in checks if not c.permitted and c.need is not None]
+    # Code not fully read may be what a deny rule names: only a person can tell.
+    blind = not ctx.rules.deny_complete or bool(analysis.opaque) and bool(ctx.rules.deny) \
+        or analysis.parser_fault  # a parser that was stopped read nothing: a person looks
+    if not unsure and not needs and not blind:
+        return contain(risk, reason, ctx, proposed, tuple(checks), sandboxed=True)
+    if needs and not unsure and ctx.containment.sandbox:
+        reason = f"{reason}; needs a person: {needs[0]}"
+    return mode_or_ask(risk, reason, ctx, proposed, bool(analysis.opaque or unsure),
+                        tuple(checks))
+
+
+def _rewritten(rewritten: Sequence[str], checks: Sequence[CommandCheck], risk: Risk,
+               ctx: Context) -> Assessment:
+    """Every part is permitted, but the parse rests on the preparse module's rewrite of
+    something bashlex does not read: the call runs contained, or a person is asked when a
+    part needs what the sandbox does not give (a rule allowed it outside the sandbox)."""
+    reason = f"it was parsed after a rewrite of {rewritten[0]}, which saikish does not " \
+             f"verify"
+    needs = [c.need for c in checks if c.need is not None]
+    if needs:
+        return mode_or_ask(risk, f"{reason}; needs a person: {needs[0]}", ctx, (), False,
+                           tuple(checks))
+    return contain(risk, reason, ctx, (), tuple(checks), sandboxed=True)
+
+
+def _escalation(command: str, analysis: ShellAnalysis, found: Pairs) -> Assessment | None:
+    """Step 2: sudo and its kind are never run, also not from code saikish cannot read."""
+    escalation = [c for c, k in found if k.risk is Risk.ESCALATION]
+    # Code saikish cannot read (an unknown command's words, awk's system(), python -c,
+    # a name built at run time) may still run sudo: no mode may approve that blind.
+    murky = analysis.opaque or any(k.hard or k.risk is Risk.UNKNOWN for _, k in found)
+    hidden = mentions_escalation(command) if not escalation and murky else None
+    if hidden:
+        return Assessment(Verdict.REJECT, Risk.ESCALATION, Source.ESCALATION,
+                          f"{hidden} is never run by saikish, also not from code it cannot "
+                          f"read: run it yourself if it is needed",
+                          commands=tuple(plain_check(c, k) for c, k in found))
+    if not (escalation or analysis.raw_escalation):
+        return None
+    word = escalation[0].basename if escalation else "an escalation command"
+    # An option that runs as another user (setpriv --reuid) says so in its caveat.
+    why = next((k.caveat for c, k in found if k.risk is Risk.ESCALATION and k.caveat and
+                c.basename not in ESCALATORS), None)
+    # No mode, rule or flag overrides this (docs/SPEC.md §4.1 step 2).
+    return Assessment(Verdict.REJECT, Risk.ESCALATION, Source.ESCALATION,
+                      f"{word} is never run by saikish so: {why}; run it yourself if it is "
+                      f"needed" if why else
+                      f"{word} is never run by saikish: run it yourself if it is needed",
+                      commands=tuple(plain_check(c, k) for c, k in found))
+
+
+def _ruled(found: Pairs, ctx: Context) -> Assessment | None:
+    """Steps 3 and 4: a deny rule rejects, an ask rule asks, whatever else says yes."""
+    for cmd, _ in found:
+        denied = deny_rule(cmd, ctx)
+        if denied:
+            return reject_by(denied, Risk.highest(k.risk for _, k in found),
+                              f"'{' '.join(cmd.argv)}' is denied by rule {denied}")
+    for cmd, _ in found:
+        asked = next((r for r in ctx.rules.ask if matches_meaning(r, cmd)), None)
+        if asked is not None:  # an ask rule: the person sees it, whatever else says yes
+            return forced_ask(asked, Risk.highest(k.risk for _, k in found), ctx,
+                              tuple(plain_check(c, k) for c, k in found))
+    return None
+
+
+def _checks(found: Sequence[Found], ctx: Context) -> list[Checked]:
+    """Each command's check and those of the files it writes and reads, each with the
+    index of its command (and the file)."""
+    out: list[Checked] = []
+    for index, item in enumerate(found):
+        cmd, kind = item.command, item.kind
+        check, carried = _command_check(item, ctx)
+        out.append(Checked(check, index))
+        if carried:  # on the other host: the rule naming the host and the command covers them
+            out += [Checked(CommandCheck(("writes", t.path), check.risk, check.allowed_by,
+                                         is_redirect=True), index, t) for t in cmd.writes]
+            out += [Checked(CommandCheck(("reads", t.path), Risk.READ_ONLY, check.allowed_by,
+                                         is_redirect=True), index, t) for t in cmd.reads]
+            continue
+        out += [Checked(permit_write(t, check.allowed_by, ctx), index, t) for t in cmd.writes
+                if not own_write(t, kind, ctx)]
+        out += [Checked(permit_read(t, ctx), index, t) for t in cmd.reads
+                if t.path != XARGS_INPUT.value and target_read_concern(t, ctx)]
+    return out
+
+
+def _command_check(item: Found, ctx: Context) -> tuple[CommandCheck, bool]:
+    """One command's check, and whether a rule naming its carrier to another host (ssh
+    HOST CMD) permits it, with the files it touches there."""
+    cmd, kind = item.command, item.kind
+    remote = remote_permit(cmd, kind, item.carrier, ctx) if item.carrier else None
+    if remote is not None:
+        return replace(remote, need=tiers.command_need(cmd, kind, ctx.workspace,
+                                                        ctx.containment.protected)), True
+    xargs_input = any(t.path == XARGS_INPUT.value for t in cmd.reads)
+    check = permit(cmd, kind, ctx, naming_xargs=xargs_input)
+    printing = boundary.environment_concern(cmd.argv) if not cmd.wrapper else None
+    if printing is not None and check.allowed_by is None:
+        # env / printenv hand every variable to the model: a rule naming it may.
+        check = replace(check, caveat=printing, autonomy_may=False)
+    if xargs_input and check.allowed_by is None:
+        # xargs names the files: only a rule naming xargs and the command vouches for them.
+        check = replace(check, autonomy_may=False,
+                        caveat=check.caveat or "reads the files xargs is given")
+    need = tiers.command_need(cmd, kind, ctx.workspace, ctx.containment.protected)
+    return replace(check, need=need), False
+
+
+def _reason_and_proposals(analysis: ShellAnalysis, unsure: str | None,
+                          owned: Sequence[Checked], found: Sequence[Found],
+                          ctx: Context) -> tuple[str, tuple[Rule, ...]]:
+    """Why the call is not allowed, and the rules "always" would add (none when no rule
+    can: code not fully analysed, or a deny rule that could match unseen words)."""
+    if analysis.opaque:
+        return f"it cannot be fully analysed: {analysis.opaque[0]}", ()
+    if unsure:
+        return unsure, ()
+    blocking = [o for o in owned if not o.check.permitted]
+    reason = "; ".join(why_blocked(o.check) for o in blocking[:3])
+    return reason, proposals(blocking, found, ctx.workspace)
