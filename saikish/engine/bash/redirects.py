@@ -3,16 +3,33 @@
 from __future__ import annotations
 
 import re
+from contextlib import AbstractContextManager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from saikish.engine.bash.cwd import _Cwd
 from saikish.engine.bash.facts import Target
 from saikish.engine.bash.heredocs import backquoted, substitutions
 from saikish.engine.bash.words import unquote
 from saikish.engine.commands.grammar import Word
 
-if TYPE_CHECKING:
-    from saikish.engine.bash.walker import _Walker
+
+class _Walker(Protocol):
+    """What these functions use of the walker (walker.py), so neither imports the other."""
+
+    opaque: list[str]
+    heredoc_writes: list[tuple[Target, str]]
+    cwd: _Cwd
+    bodies: dict[str, tuple[str, bool]]
+    used: set[str]
+
+    def script(self, word: Word, depth: int, via: tuple[str, ...],
+               remote: bool = False) -> None: ...
+
+    def node(self, node: Any, src: str, depth: int, via: tuple[str, ...], stdin: str | None,
+             remote: bool) -> None: ...
+
+    def subshell(self) -> AbstractContextManager[Any]: ...
 
 _SUBST = re.compile(r"\$\(|`|<\(|>\(")
 
