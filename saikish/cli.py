@@ -46,8 +46,13 @@ SANDBOX_MODES = ("auto", "workspace-write", "read-only", "off")
 
 
 def entry() -> None:
-    """The console script."""
-    sys.exit(main())
+    """The console script: what saikish starts and leaves behind is adopted by it and ends
+    with it (saikish.orphans)."""
+    from saikish.orphans import adopting_orphans
+
+    with adopting_orphans():
+        code = main()
+    sys.exit(code)
 
 
 def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,

@@ -2,15 +2,17 @@
 (docs/SPEC.md §3: bash is killed whole).
 
 A call runs in its own session (process group = its pid) with a marker variable
-unique to the call in its environment. A process that calls setsid leaves the
-group but keeps the variable, so the call's processes are: the group, plus
-every process whose environment carries the marker. They get SIGTERM, and
-SIGKILL after a short grace period if they ignore it. Only a process started
-after the call's own (`since`, in the kernel's clock ticks) can be one of them,
-so only those have their environment read: one file per process, not two.
+unique to the call in its environment. The call's processes are: the group; every
+process whose environment carries the marker (it called setsid, which leaves the
+group); everything under bash or under one of those by ancestry; and, when saikish is
+the subreaper (saikish.orphans), every process adopted since the call started (its
+parent ended, say after `env -i setsid -f cmd`, which clears the marker and the group
+both). They get SIGTERM, and SIGKILL after a short grace period if they ignore it. Only a
+process started after the call's own (`since`, in the kernel's clock ticks) can carry
+the marker, so only those have their environment read: one file per process, not two.
 
-Known limit: a process that also clears its environment (env -i) and calls
-setsid cannot be told apart from the person's own processes, so it is left.
+Known limit: without a subreaper (not Linux, or saikish used as a library), a process
+that clears its environment, calls setsid and loses its parent is left.
 """
 
 from __future__ import annotations
@@ -22,17 +24,27 @@ import threading
 import time
 from pathlib import Path
 
+from saikish.orphans import adopted, descendants, read_proc, read_row, reap, snapshot
+
 MARKER_VARIABLE = "SAIKISH_CALL"
 GRACE_S = 1.0
 _PROC = Path("/proc")
 
 
-def end_all(group: int | None, marker: str, grace: float = GRACE_S, since: int = 0) -> None:
+def end_all(group: int | None, marker: str | None, grace: float = GRACE_S,
+            since: int = 0) -> None:
     """SIGTERM to the call's processes; SIGKILL to those still there after `grace` seconds.
 
     `group` None: the call was cut short while starting (its pid never known); its
     processes are found by the marker alone.
     """
+    try:
+        _end(group, marker, grace, since)
+    finally:
+        reap()  # the adopted ones that ended are saikish's children: collect them
+
+
+def _end(group: int | None, marker: str | None, grace: float, since: int) -> None:
     if not survivors(group, marker, since):
         return
     _send(group, marker, signal.SIGTERM, since)
@@ -49,8 +61,8 @@ def end_all(group: int | None, marker: str, grace: float = GRACE_S, since: int =
 def start_time(pid: int) -> int:
     """When `pid` started, in clock ticks since boot; 0 when it cannot be read (then every
     process is looked at)."""
-    fields = _fields(str(pid))
-    return int(fields[19]) if len(fields) > 19 and fields[19].isdigit() else 0
+    row = read_row(pid)
+    return row.start if row is not None else 0
 
 
 def end_late_ones(group: int, marker: str, delays: tuple[float, ...] = (0.05, 0.25),
@@ -63,33 +75,31 @@ def end_late_ones(group: int, marker: str, delays: tuple[float, ...] = (0.05, 0.
     def sweep() -> None:
         for delay in delays:
             time.sleep(delay)
-            if survivors(group, marker, since):
-                end_all(group, marker, since=since)
+            end_all(group, marker, since=since)  # and reaps adopted ones that ended
 
     # Not a daemon: saikish ending (SIGTERM, a closed terminal) waits for the second look.
     threading.Thread(target=sweep, name="saikish-reaper").start()
 
 
-def survivors(group: int | None, marker: str, since: int = 0) -> set[int]:
-    """Live (not zombie) processes in `group`, or started at `since` or later and carrying
-    `marker`; never saikish itself."""
+def survivors(group: int | None, marker: str | None, since: int = 0) -> set[int]:
+    """Live (not zombie) processes of the call: in `group`, or started at `since` or later
+    and carrying `marker`, or adopted since `since`, and everything under those and under
+    the group's leader; never saikish itself. `marker` None: a process tree that has no
+    marker (an MCP server): the group and what is under its leader only."""
     if not _PROC.is_dir():  # no /proc (macOS): the process group is all we can see
         return {group} if group is not None and _group_alive(group) else set()
     tag = f"{MARKER_VARIABLE}={marker}".encode()
-    found = set()
-    for name in os.listdir(_PROC):  # raw reads: this runs after every call, on every process
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        fields = _fields(name)
-        if len(fields) < 20 or fields[0] == b"Z":
-            continue
-        if (group is not None and int(fields[2]) == group) or (
-                int(fields[19]) >= since and tag in _read(f"{_PROC}/{name}/environ").split(b"\0")):
-            found.add(int(name))
-    return found
+    rows = snapshot()
+    roots = {pid for pid, row in rows.items() if not row.zombie and (
+        row.pgrp == group or (marker is not None and row.start >= since and tag in
+                              read_proc(f"{_PROC}/{pid}/environ").split(b"\0")))}
+    if marker is not None:
+        roots |= adopted(rows, since)
+    under = descendants(rows, roots | ({group} if group is not None else set()))
+    return {pid for pid in roots | under if not rows[pid].zombie} - {os.getpid()}
 
 
-def _send(group: int | None, marker: str, sig: signal.Signals, since: int = 0) -> None:
+def _send(group: int | None, marker: str | None, sig: signal.Signals, since: int = 0) -> None:
     if group is not None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(group, sig)
@@ -98,35 +108,13 @@ def _send(group: int | None, marker: str, sig: signal.Signals, since: int = 0) -
             os.kill(pid, sig)
 
 
-def _gone_within(group: int | None, marker: str, seconds: float, since: int = 0) -> bool:
+def _gone_within(group: int | None, marker: str | None, seconds: float, since: int = 0) -> bool:
     deadline = time.monotonic() + seconds
     while survivors(group, marker, since):
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.02)
     return True
-
-
-def _fields(pid: str) -> list[bytes]:
-    """/proc/PID/stat after the name: [state, ppid, pgrp, ...]; [] when it is gone."""
-    return _read(f"{_PROC}/{pid}/stat").rsplit(b")", 1)[-1].split()  # the name may hold spaces
-
-
-def _read(path: str) -> bytes:
-    """A /proc file's bytes; b"" when it cannot be read (another user's process, or gone)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return b""
-    try:
-        chunks = []
-        while chunk := os.read(fd, 65536):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return b""
-    finally:
-        os.close(fd)
 
 
 def _group_alive(group: int) -> bool:
