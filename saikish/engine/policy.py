@@ -32,6 +32,7 @@ from saikish.engine.commands.risk import (
     relative_write_risk,
     write_risk,
 )
+from saikish.engine.programs import ProgramPath
 from saikish.engine.rules import (
     _GLOBBY,
     Rule,
@@ -95,6 +96,8 @@ class Context:
     workspace: str = "."
     # What the sandbox and the checkpoints contain in this session (the contained tier).
     containment: Containment = field(default_factory=Containment)
+    # The command names PATH resolves to the workspace's own programs (the runtime reads it).
+    programs: ProgramPath = field(default_factory=ProgramPath)
 
 
 def decide(call: ToolCall, ctx: Context) -> Assessment:
@@ -259,7 +262,7 @@ def forced_ask(rule: Rule, risk: Risk, ctx: Context,
 
 def _decide_bash(command: str, ctx: Context) -> Assessment:
     analysis = analyse(command)
-    found = [(c, classify(c)) for c in analysis.commands]
+    found = [(c, _classify(c, ctx)) for c in analysis.commands]
     escalation = [c for c, k in found if k.risk is Risk.ESCALATION]
     # Code saikish cannot read (an unknown command's words, awk's system(), python -c,
     # a name built at run time) may still run sudo: no mode may approve that blind.
@@ -335,6 +338,16 @@ def _decide_bash(command: str, ctx: Context) -> Assessment:
         reason = f"{reason}; needs a person: {needs[0]}"
     return _mode_or_ask(risk, reason, ctx, proposed, bool(analysis.opaque or unsure),
                         tuple(checks))
+
+
+def _classify(command: SimpleCommand, ctx: Context) -> Classification:
+    """The command's risk; a name PATH resolves to the workspace's own program is that
+    program, code nobody read (as `./bin/ls` is): never verified, no rule covers it."""
+    where = ctx.programs.workspace_program(command.name)
+    if where is None or command.shadowed:
+        return classify(command)
+    return Classification(Risk.UNKNOWN, f"'{command.name}' on PATH is {where}, code saikish "
+                                        f"has not read", hard=True)
 
 
 def _check(command: SimpleCommand, found: Classification,
