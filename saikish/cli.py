@@ -47,9 +47,11 @@ SANDBOX_MODES = ("auto", "workspace-write", "read-only", "off")
 
 def entry() -> None:
     """The console script: what saikish starts and leaves behind is adopted by it and ends
-    with it (saikish.orphans)."""
+    with it (saikish.orphans), even when saikish is killed (saikish.supervisor)."""
     from saikish.orphans import adopting_orphans
+    from saikish.supervisor import supervise
 
+    supervise()
     with adopting_orphans():
         code = main()
     sys.exit(code)

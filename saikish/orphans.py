@@ -41,12 +41,20 @@ class Row(NamedTuple):  # not a dataclass: its import would slow `saikish --vers
 
 def become_subreaper() -> bool:
     """Make this process the subreaper of everything it starts; False where it cannot be."""
+    return prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def prctl(option: int, value: int) -> bool:
+    """Linux's prctl(2); False where it failed or there is none."""
     if not sys.platform.startswith("linux"):
         return False
-    import ctypes  # only here: a cost at start of the processes that need it
+    import ctypes  # only here: a cost at the start of the processes that need it
 
-    libc = ctypes.CDLL(None, use_errno=True)
-    return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return False
+    return bool(libc.prctl(option, value, 0, 0, 0) == 0)
 
 
 @contextlib.contextmanager

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, write_script
-from tests.test_processes import left, marker, wait_for
+from tests.test_processes import gone, left, marker, wait_for
 
 DEADLINE = 120.0
 FIXTURE = ROOT / "tests" / "fixtures" / "mcp_server.py"
@@ -169,3 +169,50 @@ def test_a_command_running_when_the_editor_quits_acp_is_ended(
         proc.kill()
     assert proc.returncode == 0
     assert left(m) == []
+
+
+# -- kill -9 (saikish/supervisor.py) ---------------------------------------------------
+
+def started_with_a_running_call(ws: Path, tmp_path: Path, m: str, n: str
+                                ) -> subprocess.Popen[str]:
+    """`saikish -p` (sandbox off) in the middle of a call that started `m` escaped every
+    way and runs `n` in the foreground."""
+    command = f"env -i setsid -f {m} > /dev/null 2>&1; trap '' TERM; {n}"
+    model = write_script(tmp_path / "s.yml", json.dumps([
+        {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]},
+        {"text": "done"}]))
+    proc = saikish(ws, "-p", "go", "-m", model, "--autonomy", "full-auto", "--sandbox", "off")
+    wait_for(m)
+    wait_for(n)
+    return proc
+
+
+def test_kill_9_of_the_pid_saikish_was_started_as_leaves_nothing(
+        ws: Path, tmp_path: Path, markers: Callable[[], str]) -> None:
+    """An editor's SIGKILL of the process it started: saikish below it is told (SIGTERM)
+    and ends everything."""
+    m, n = markers(), markers()
+    proc = started_with_a_running_call(ws, tmp_path, m, n)
+    try:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=DEADLINE)
+    finally:
+        proc.kill()
+    assert gone(m) == [] and gone(n) == []
+
+
+def test_kill_9_of_saikish_itself_leaves_nothing(ws: Path, tmp_path: Path,
+                                                 markers: Callable[[], str]) -> None:
+    """saikish's own process killed (the OOM killer, `kill -9 $(pgrep ...)`): the watcher
+    above it ends what it left, then dies of the same signal."""
+    m, n = markers(), markers()
+    proc = started_with_a_running_call(ws, tmp_path, m, n)
+    try:
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        assert len(children) == 1  # saikish, below the watcher
+        os.kill(int(children[0]), signal.SIGKILL)
+        proc.wait(timeout=DEADLINE)
+    finally:
+        proc.kill()
+    assert proc.returncode == -signal.SIGKILL
+    assert left(m) == [] and left(n) == []  # ended before the watcher exited
