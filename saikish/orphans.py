@@ -147,14 +147,32 @@ def end_adopted(grace: float = 1.0) -> None:
 def reap() -> None:
     """Collect the exit status of adopted processes that ended (they are zombies until
     then)."""
-    rows = snapshot()
-    zombies = {pid for pid, row in rows.items() if row.zombie}
-    for pid in adopted({p: rows[p] for p in zombies}):
+    rows = {pid: row for pid in children() if (row := read_row(pid)) and row.zombie}
+    for pid in adopted(rows):
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
 
 
+def children() -> set[int]:
+    """This process's children, as every one of its threads has them (the kernel's
+    /proc/self/task/*/children, a few small reads); the process table's ppids where the
+    kernel does not keep those lists."""
+    tasks = f"{PROC}/self/task"
+    try:
+        names = os.listdir(tasks)
+    except OSError:
+        return set()
+    if not os.path.exists(f"{tasks}/{names[0]}/children"):
+        me = os.getpid()
+        return {row.pid for row in snapshot().values() if row.ppid == me}
+    return {int(pid) for name in names
+            for pid in read_proc(f"{tasks}/{name}/children").split()}
+
+
 def _adopted_trees() -> set[int]:
+    rows = {pid: row for pid in children() if (row := read_row(pid)) is not None}
+    if not adopted(rows):
+        return set()  # the usual case: no look at the whole process table
     rows = snapshot()
     roots = adopted(rows)
     return {pid for pid in roots | descendants(rows, roots) if not rows[pid].zombie}

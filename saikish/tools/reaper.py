@@ -93,8 +93,8 @@ def survivors(group: int | None, marker: str | None, since: int = 0) -> set[int]
     roots = {pid for pid, row in rows.items() if not row.zombie and (
         row.pgrp == group or (marker is not None and row.start >= since and tag in
                               read_proc(f"{_PROC}/{pid}/environ").split(b"\0")))}
-    if marker is not None:
-        roots |= adopted(rows, since)
+    if marker is not None:  # bash itself is saikish's own child, not an adopted one
+        roots |= adopted({pid: row for pid, row in rows.items() if pid != group}, since)
     under = descendants(rows, roots | ({group} if group is not None else set()))
     return {pid for pid in roots | under if not rows[pid].zombie} - {os.getpid()}
 
