@@ -27,6 +27,7 @@ PR_SET_CHILD_SUBREAPER = 36
 PROC = "/proc"
 LAST_LOOK_S = 5.0  # after SIGKILL: what is still there cannot be ended by us
 CONFIRM_S = 0.01  # a child forked this instant may not have its Popen's pid set yet
+OWN_WORK_S = 5.0  # at exit: how long saikish's own background work may take to finish
 
 
 class Row(NamedTuple):  # not a dataclass: its import would slow `saikish --version`
@@ -66,7 +67,21 @@ def adopting_orphans() -> Iterator[None]:
         yield
     finally:
         if adopting:
+            let_own_work_finish()
             end_adopted()
+
+
+def let_own_work_finish(seconds: float = OWN_WORK_S) -> None:
+    """Wait (`seconds` at most) for the children saikish started itself and did not wait
+    for (a checkpoint store's `git gc`): its own work, not the agent's. What is still
+    running after that is ended by the watcher above saikish (saikish.supervisor)."""
+    subprocess = sys.modules.get("subprocess")
+    if subprocess is None:
+        return
+    deadline = time.monotonic() + seconds
+    for each in [o for o in gc.get_objects() if isinstance(o, subprocess.Popen)]:
+        with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+            each.wait(max(deadline - time.monotonic(), 0.0))
 
 
 def snapshot() -> dict[int, Row]:
