@@ -32,7 +32,7 @@ from saikish.hook_wire import (
     tool_response,
     updated_call,
 )
-from saikish.tools.reaper import MARKER_VARIABLE, end_all, start_time
+from saikish.tools.reaper import MARKER_VARIABLE, end_all, now, start_time
 from saikish.types import Assessment, Mode, Source, ToolCall, ToolResult, Verdict
 
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ def _feed(process: subprocess.Popen[bytes], selector: selectors.BaseSelector,
 
 def _kill_all(process: subprocess.Popen[bytes], marker: str, since: int) -> None:
     """SIGKILL to the hook and everything it started (its group, its marker, ancestry)."""
-    end_all(process.pid, marker, grace=0.0, since=since)
+    end_all(process.pid, marker, grace=0.0, since=since, until=now())
     _close_pipes(process)  # a child that left the group may hold them: it gets EPIPE
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=5)

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from saikish.tools.reaper import now, start_time, survivors
 from tests.conftest import ROOT, write_script
 from tests.test_processes import gone, left, marker, wait_for
 
@@ -216,3 +217,22 @@ def test_kill_9_of_saikish_itself_leaves_nothing(ws: Path, tmp_path: Path,
         proc.kill()
     assert proc.returncode == -signal.SIGKILL
     assert left(m) == [] and left(n) == []  # ended before the watcher exited
+
+
+def test_a_group_or_pid_used_again_after_the_call_is_not_the_calls(
+        markers: Callable[[], str]) -> None:
+    """pid_max is 32,768 on many machines: a late look must not take a new process that
+    got the ended bash's pid (or its group id) for part of the call."""
+    m = markers()
+    later = subprocess.Popen(["bash", "-c", f"{m} & wait"],
+                             stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_for(m)
+        ended_before = start_time(later.pid) - 1  # the call ended before this one started
+        assert survivors(later.pid, "x", until=ended_before) == set()
+        assert len(survivors(later.pid, "x", until=now())) == 2  # bash and its sleep
+    finally:
+        later.kill()
+        later.wait()
+        for line in left(m):
+            os.kill(int(line.split()[0]), signal.SIGKILL)

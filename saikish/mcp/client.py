@@ -32,7 +32,7 @@ from saikish.mcp.values import (
     State,
     one_line,
 )
-from saikish.tools.reaper import end_all
+from saikish.tools.reaper import end_all, now
 
 if TYPE_CHECKING:
     from saikish.mcp.transport import Connection
@@ -172,7 +172,7 @@ class Servers:
         for connection in self._connections.values():
             pid = connection.running_pid
             if pid is not None:
-                end_all(pid, None, grace=0.0)
+                end_all(pid, None, grace=0.0, until=now())
 
     def _stop_all(self) -> None:
         """On the loop thread: ask every connection to stop."""
