@@ -21,7 +21,7 @@ import signal
 import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 PR_SET_CHILD_SUBREAPER = 36
 PROC = "/proc"
@@ -79,7 +79,7 @@ def let_own_work_finish(seconds: float = OWN_WORK_S) -> None:
     if subprocess is None:
         return
     deadline = time.monotonic() + seconds
-    for each in [o for o in gc.get_objects() if isinstance(o, subprocess.Popen)]:
+    for each in _popens(subprocess.Popen):
         with contextlib.suppress(subprocess.TimeoutExpired, OSError):
             each.wait(max(deadline - time.monotonic(), 0.0))
 
@@ -139,8 +139,13 @@ def own_children() -> set[int]:
     subprocess = sys.modules.get("subprocess")
     if subprocess is None:  # nothing was ever started that way (`saikish --version`)
         return set()
-    return {each.pid for each in gc.get_objects()
-            if isinstance(each, subprocess.Popen) and each.returncode is None}
+    return {each.pid for each in _popens(subprocess.Popen) if each.returncode is None}
+
+
+def _popens(kind: type[Any]) -> list[Any]:
+    """Every live object of `kind`. By type(), not isinstance(): a weak proxy whose
+    object is gone raises ReferenceError on isinstance()."""
+    return [each for each in gc.get_objects() if issubclass(type(each), kind)]
 
 
 def end_adopted(grace: float = 1.0) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from saikish.orphans import own_children
 from saikish.tools.reaper import now, start_time, survivors
 from tests.conftest import ROOT, write_script
 from tests.test_processes import gone, left, marker, wait_for
@@ -236,3 +237,22 @@ def test_a_group_or_pid_used_again_after_the_call_is_not_the_calls(
         later.wait()
         for line in left(m):
             os.kill(int(line.split()[0]), signal.SIGKILL)
+
+
+def test_a_dead_weak_proxy_among_the_objects_does_not_break_the_look() -> None:
+    """own_children() walks every object: a proxy whose object is gone raises on
+    isinstance() (the --remote run exited 1 with a traceback)."""
+    import weakref
+
+    class Thing:
+        pass
+
+    thing = Thing()
+    proxy = weakref.proxy(thing)
+    holder = [proxy]  # a container, so the proxy is in gc's view
+    del thing
+    child = subprocess.Popen(["true"])
+    try:
+        assert child.pid in own_children() and holder
+    finally:
+        child.wait()
