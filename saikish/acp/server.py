@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from saikish.view import FileChange, View
 from saikish.vocabulary import ERROR, MAX_ITERATIONS, tier_name
 
 PROTOCOL_VERSION = 1
+PROMPT_END_S = 30.0  # after the editor left: how long a cancelled prompt may take to end
 AgentFactory = Callable[[str, Approver, ServerTable], Agent]
 MODES = {Mode.EVENT_BASED: "Ask before changes", Mode.AUTO_APPROVE: "Approve every call",
          Mode.AUTO_DENY: "Reject every call that would ask"}
@@ -209,9 +211,20 @@ class AcpServer:
         try:
             self.connection.serve(self.handle)
         finally:
+            self._end_prompts()
             for session in self.sessions.values():
                 session.agent.close()
         return 0
+
+    def _end_prompts(self) -> None:
+        """The editor is gone: cancel every running prompt and wait (a while) until its
+        command has ended, so that nothing it started outlives saikish."""
+        for session in self.sessions.values():
+            session.approver.cancelled.set()
+            session.agent.cancel()
+        deadline = time.monotonic() + PROMPT_END_S
+        for session in self.sessions.values():  # kept: no prompt starts after this
+            session.lock.acquire(timeout=max(deadline - time.monotonic(), 0.0))
 
     def handle(self, method: str, params: Mapping[str, Any], reply: Reply | None) -> None:
         """Dispatch one request or notification."""

@@ -47,8 +47,15 @@ SANDBOX_MODES = ("auto", "workspace-write", "read-only", "off")
 
 
 def entry() -> None:
-    """The console script."""
-    sys.exit(main())
+    """The console script: what saikish starts and leaves behind is adopted by it and ends
+    with it (tools/sandbox/orphans.py), even when saikish is killed (cli/supervisor.py)."""
+    from saikish.cli.supervisor import supervise
+    from saikish.tools.sandbox.orphans import adopting_orphans
+
+    supervise()
+    with adopting_orphans():
+        code = main()
+    sys.exit(code)
 
 
 def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,

@@ -47,7 +47,7 @@ def decide_bash(command: str, ctx: Context) -> Assessment:
     """Steps 2 to 7 of docs/SPEC.md §4.1 for one bash call: escalation, deny and ask
     rules, then each simple command, file write and file read checked on its own."""
     analysis = analyse(command)
-    found = [Found(c, classify(c), carrier)
+    found = [Found(c, _classify(c, ctx), carrier)
              for c, carrier in zip(analysis.commands, carriers(analysis.commands), strict=True)]
     pairs = [(f.command, f.kind) for f in found]
     settled = _escalation(command, analysis, pairs) or _ruled(pairs, ctx)
@@ -75,6 +75,16 @@ def decide_bash(command: str, ctx: Context) -> Assessment:
         reason = f"{reason}; needs a person: {needs[0]}"
     return mode_or_ask(risk, reason, ctx, proposed, bool(analysis.opaque or unsure),
                         tuple(checks))
+
+
+def _classify(command: SimpleCommand, ctx: Context) -> Classification:
+    """The command's risk; a name PATH resolves to the workspace's own program is that
+    program, code nobody read (as `./bin/ls` is): never verified, no rule covers it."""
+    where = ctx.programs.workspace_program(command.name)
+    if where is None or command.shadowed:
+        return classify(command)
+    return Classification(Risk.UNKNOWN, f"'{command.name}' on PATH is {where}, code saikish "
+                                        f"has not read", hard=True)
 
 
 def _rewritten(rewritten: Sequence[str], checks: Sequence[CommandCheck], risk: Risk,

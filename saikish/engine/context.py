@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from saikish.engine.programs import ProgramPath
 from saikish.engine.rules import Rule
 from saikish.engine.tiers import Containment
 from saikish.engine.toolfacts import ToolFacts
@@ -64,3 +65,5 @@ class Context:
     workspace: str = "."
     # What the sandbox and the checkpoints contain in this session (the contained tier).
     containment: Containment = field(default_factory=Containment)
+    # The command names PATH resolves to the workspace's own programs (the runtime reads it).
+    programs: ProgramPath = field(default_factory=ProgramPath)

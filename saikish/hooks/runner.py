@@ -13,9 +13,9 @@ import contextlib
 import json
 import os
 import selectors
-import signal
 import subprocess
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -32,6 +32,7 @@ from saikish.hooks.wire import (
     updated_call,
 )
 from saikish.tools.sandbox.childenv import child_environment
+from saikish.tools.sandbox.reaper import MARKER_VARIABLE, end_all, now, start_time
 from saikish.types import Assessment, Mode, Source, ToolCall, ToolResult, Verdict
 
 if TYPE_CHECKING:
@@ -43,22 +44,30 @@ MAX_OUTPUT = 1 << 20  # a hook's stdout (its answer) and its stderr, each
 
 def run_hook(spec: HookSpec, payload: Mapping[str, Any], env: Mapping[str, str],
              cwd: str) -> HookAnswer:
-    """Run one hook command with `payload` on stdin; its answer, or why it broke."""
+    """Run one hook command with `payload` on stdin; its answer, or why it broke.
+
+    What a hook leaves running in the background (`notify &`) may go on; when saikish
+    exits it is ended (saikish.tools.sandbox.orphans), and at a timeout with the hook.
+    """
+    marker = uuid.uuid4().hex
     try:
-        # Its own session (and so process group): a timeout kills everything it started.
+        # Its own session (and so process group) and a marker, as a bash call has: a
+        # timeout kills everything it started (saikish.tools.sandbox.reaper).
         process = subprocess.Popen(
             ["/bin/sh", "-c", spec.command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, cwd=cwd, env=dict(env), start_new_session=True)
+            stderr=subprocess.PIPE, cwd=cwd, env={**env, MARKER_VARIABLE: marker},
+            start_new_session=True)
     except OSError as exc:
         return HookAnswer(failure=f"could not start: {exc.strerror or exc}")
+    since = start_time(process.pid)
     try:
         done = _exchange(process, json.dumps(payload).encode("utf-8", "replace"),
                          spec.timeout)
     except BaseException:  # Ctrl-C or a signal while it runs: leave nothing of it behind
-        _kill_group(process)
+        _kill_all(process, marker, since)
         raise
     if isinstance(done, str):
-        _kill_group(process)
+        _kill_all(process, marker, since)
         return HookAnswer(failure=done)
     _close_pipes(process)
     out, err = (stream.decode("utf-8", "replace") for stream in done)
@@ -117,9 +126,9 @@ def _feed(process: subprocess.Popen[bytes], selector: selectors.BaseSelector,
     return data
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
+def _kill_all(process: subprocess.Popen[bytes], marker: str, since: int) -> None:
+    """SIGKILL to the hook and everything it started (its group, its marker, ancestry)."""
+    end_all(process.pid, marker, grace=0.0, since=since, until=now())
     _close_pipes(process)  # a child that left the group may hold them: it gets EPIPE
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=5)

@@ -15,7 +15,6 @@ import concurrent.futures
 import logging
 import os
 import shutil
-import signal
 import tempfile
 import threading
 import time
@@ -33,6 +32,7 @@ from saikish.mcp.values import (
     State,
     one_line,
 )
+from saikish.tools.sandbox.reaper import end_all, now
 
 if TYPE_CHECKING:
     from saikish.mcp.transport import Connection
@@ -165,14 +165,14 @@ class Servers:
             shutil.rmtree(self._log_dir, ignore_errors=True)  # our temp dir: nothing left
 
     def _kill_children(self) -> None:
-        """Last resort when the loop did not stop in time: SIGKILL each stdio server's group."""
+        """Last resort when the loop did not stop in time: SIGKILL each stdio server, its
+        group and everything under it."""
         log.error("mcp servers did not stop within %g s; killing their process groups",
                   CLOSE_WAIT_S)
         for connection in self._connections.values():
             pid = connection.running_pid
             if pid is not None:
-                with suppress(ProcessLookupError, PermissionError):
-                    os.killpg(pid, signal.SIGKILL)
+                end_all(pid, None, grace=0.0, until=now())
 
     def _stop_all(self) -> None:
         """On the loop thread: ask every connection to stop."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
+from functools import partial
 from pathlib import Path
 from typing import IO
 
@@ -25,6 +26,7 @@ from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
 
 from saikish.mcp.values import ServerSpec, one_line
+from saikish.tools.sandbox.reaper import end_all, now
 
 STDIN_GRACE_S = 1.0  # a server that reads EOF on stdin should exit within this
 TERM_GRACE_S = 1.0  # then SIGTERM to its process group, and SIGKILL after this
@@ -148,7 +150,11 @@ async def stop_process(process: Process) -> None:
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdin.aclose()
     await wait_exit(process, STDIN_GRACE_S)
-    # Even when the leader exited, children it started may live on in its group.
+    if process.returncode is None:  # it and all under it, even those that left its group
+        await anyio.to_thread.run_sync(partial(end_all, process.pid, None, TERM_GRACE_S,
+                                               until=now()))
+    # Even when the leader exited, children it started may live on in its group (and those
+    # that left it were adopted by saikish, which ends them when it exits).
     await terminate_posix_process_tree(process, TERM_GRACE_S)
     await wait_exit(process, TERM_GRACE_S)
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from saikish.engine.rules import PATH_ARGS, Rule, parse_rule
 from saikish.engine.tiers import Containment
 from saikish.hooks.runner import Hooks
 from saikish.hooks.wire import permission_mode
+from saikish.runtime.program_path import read_program_path
 from saikish.store.audit import AuditLog
 from saikish.tools.base import Tool
 from saikish.tools.sandbox.launcher import SandboxMode, SandboxSetup
@@ -130,7 +132,8 @@ class Session:
     def context(self, tools: Mapping[str, Tool]) -> Context:
         """The policy's view of this session now (the allowlist file is re-read if changed)."""
         return Context(tools, self.rules(), self.autonomy, self.mode, self.workspace,
-                       self.containment())
+                       self.containment(),
+                       read_program_path(os.environ.get("PATH"), self.workspace))
 
     def containment(self) -> Containment:
         """What this session can contain now (docs/SPEC.md §4.1): the contained tier runs

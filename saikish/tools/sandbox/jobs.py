@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 from typing import IO, Protocol
 
-from saikish.tools.sandbox.reaper import end_all, end_late_ones, start_time
+from saikish.tools.sandbox.reaper import end_all, end_late_ones, now, start_time
 
 
 class LaunchError(OSError):
@@ -62,7 +62,8 @@ class HostJob:
         return True
 
     def end(self) -> None:
+        until = now()  # what starts later under bash's pid or group is not the call's
         self.proc.poll()  # reap bash if it is done, so only live processes are waited for
-        end_all(self.proc.pid, self.marker, since=self._since)
-        end_late_ones(self.proc.pid, self.marker, since=self._since)
+        end_all(self.proc.pid, self.marker, since=self._since, until=until)
+        end_late_ones(self.proc.pid, self.marker, since=self._since, until=until)
         self.proc.wait()

@@ -2,15 +2,17 @@
 (docs/SPEC.md §3: bash is killed whole).
 
 A call runs in its own session (process group = its pid) with a marker variable
-unique to the call in its environment. A process that calls setsid leaves the
-group but keeps the variable, so the call's processes are: the group, plus
-every process whose environment carries the marker. They get SIGTERM, and
-SIGKILL after a short grace period if they ignore it. Only a process started
-after the call's own (`since`, in the kernel's clock ticks) can be one of them,
-so only those have their environment read: one file per process, not two.
+unique to the call in its environment. The call's processes are: the group; every
+process whose environment carries the marker (it called setsid, which leaves the
+group); everything under bash or under one of those by ancestry; and, when saikish is
+the subreaper (saikish.tools.sandbox.orphans), every process adopted since the call started (its
+parent ended, say after `env -i setsid -f cmd`, which clears the marker and the group
+both). They get SIGTERM, and SIGKILL after a short grace period if they ignore it. Only a
+process started after the call's own (`since`, in the kernel's clock ticks) can carry
+the marker, so only those have their environment read: one file per process, not two.
 
-Known limit: a process that also clears its environment (env -i) and calls
-setsid cannot be told apart from the person's own processes, so it is left.
+Known limit: without a subreaper (not Linux, or saikish used as a library), a process
+that clears its environment, calls setsid and loses its parent is left.
 """
 
 from __future__ import annotations
@@ -20,41 +22,82 @@ import os
 import signal
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
+
+from saikish.tools.sandbox.orphans import (
+    Row,
+    adopted,
+    descendants,
+    read_proc,
+    read_row,
+    reap,
+    snapshot,
+)
 
 MARKER_VARIABLE = "SAIKISH_CALL"
 GRACE_S = 1.0
 _PROC = Path("/proc")
 
 
-def end_all(group: int | None, marker: str, grace: float = GRACE_S, since: int = 0) -> None:
+@dataclass(frozen=True)
+class Call:
+    """What tells a call's processes apart: its group (bash's pid), its marker, and the
+    clock ticks since boot between which they started (`until` None: no end yet)."""
+
+    group: int | None
+    marker: str | None
+    since: int = 0
+    until: int | None = None
+
+    def within(self, row: Row) -> bool:
+        """Started before the call ended: a pid or group id used again later is not it."""
+        return self.until is None or row.start <= self.until
+
+
+def end_all(group: int | None, marker: str | None, grace: float = GRACE_S,
+            since: int = 0, until: int | None = None) -> None:
     """SIGTERM to the call's processes; SIGKILL to those still there after `grace` seconds.
 
     `group` None: the call was cut short while starting (its pid never known); its
-    processes are found by the marker alone.
+    processes are found by the marker alone. `until` (clock ticks since boot, `now()`
+    when the call ended): a process found by its group or ancestry that started later is
+    not the call's (its pid was used again).
     """
-    if not survivors(group, marker, since):
-        return
-    _send(group, marker, signal.SIGTERM, since)
     try:
-        if _gone_within(group, marker, grace, since):
+        _end(Call(group, marker, since, until), grace)
+    finally:
+        reap()  # the adopted ones that ended are saikish's children: collect them
+
+
+def _end(call: Call, grace: float) -> None:
+    if not survivors(call.group, call.marker, call.since, call.until):
+        return
+    _send(call, signal.SIGTERM)
+    try:
+        if _gone_within(call, grace):
             return
     except KeyboardInterrupt:  # a second Ctrl-C: no more grace, but still nothing left
-        _send(group, marker, signal.SIGKILL, since)
+        _send(call, signal.SIGKILL)
         raise
-    _send(group, marker, signal.SIGKILL, since)
-    _gone_within(group, marker, grace, since)  # SIGKILL cannot be ignored: this is brief
+    _send(call, signal.SIGKILL)
+    _gone_within(call, grace)  # SIGKILL cannot be ignored: this is brief
+
+
+def now() -> int:
+    """Clock ticks since boot now, as /proc counts a process's start (one tick ahead)."""
+    return int(time.clock_gettime(time.CLOCK_BOOTTIME) * os.sysconf("SC_CLK_TCK")) + 1
 
 
 def start_time(pid: int) -> int:
     """When `pid` started, in clock ticks since boot; 0 when it cannot be read (then every
     process is looked at)."""
-    fields = _fields(str(pid))
-    return int(fields[19]) if len(fields) > 19 and fields[19].isdigit() else 0
+    row = read_row(pid)
+    return row.start if row is not None else 0
 
 
 def end_late_ones(group: int, marker: str, delays: tuple[float, ...] = (0.05, 0.25),
-                  since: int = 0) -> None:
+                  since: int = 0, until: int | None = None) -> None:
     """In the background, look again a little later and end what is found.
 
     A child forked just as the call ended (`setsid cmd &` racing the shell's exit) is not
@@ -63,70 +106,52 @@ def end_late_ones(group: int, marker: str, delays: tuple[float, ...] = (0.05, 0.
     def sweep() -> None:
         for delay in delays:
             time.sleep(delay)
-            if survivors(group, marker, since):
-                end_all(group, marker, since=since)
+            end_all(group, marker, since=since, until=until)  # and reaps adopted ones
 
     # Not a daemon: saikish ending (SIGTERM, a closed terminal) waits for the second look.
     threading.Thread(target=sweep, name="saikish-reaper").start()
 
 
-def survivors(group: int | None, marker: str, since: int = 0) -> set[int]:
-    """Live (not zombie) processes in `group`, or started at `since` or later and carrying
-    `marker`; never saikish itself."""
+def survivors(group: int | None, marker: str | None, since: int = 0,
+              until: int | None = None) -> set[int]:
+    """Live (not zombie) processes of the call: in `group`, or started at `since` or later
+    and carrying `marker`, or adopted since `since`, and everything under those and under
+    the group's leader; never saikish itself. `marker` None: a process tree that has no
+    marker (an MCP server): the group and what is under its leader only. Found by group,
+    ancestry or adoption, a process must have started by `until`."""
     if not _PROC.is_dir():  # no /proc (macOS): the process group is all we can see
         return {group} if group is not None and _group_alive(group) else set()
+    call = Call(group, marker, since, until)
     tag = f"{MARKER_VARIABLE}={marker}".encode()
-    found = set()
-    for name in os.listdir(_PROC):  # raw reads: this runs after every call, on every process
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        fields = _fields(name)
-        if len(fields) < 20 or fields[0] == b"Z":
-            continue
-        if (group is not None and int(fields[2]) == group) or (
-                int(fields[19]) >= since and tag in _read(f"{_PROC}/{name}/environ").split(b"\0")):
-            found.add(int(name))
-    return found
+    rows = snapshot()
+    marked = {pid for pid, row in rows.items() if not row.zombie and marker is not None
+              and row.start >= since and tag in read_proc(f"{_PROC}/{pid}/environ").split(b"\0")}
+    grouped = {pid for pid, row in rows.items() if row.pgrp == group and call.within(row)}
+    if marker is not None:  # bash itself is saikish's own child, not an adopted one
+        grouped |= {pid for pid in adopted({p: r for p, r in rows.items() if p != group},
+                                           since) if call.within(rows[pid])}
+    roots = marked | grouped
+    under = {pid for pid in descendants(rows, roots | ({group} if group is not None else set()))
+             if call.within(rows[pid]) or pid in marked}
+    return {pid for pid in roots | under if not rows[pid].zombie} - {os.getpid()}
 
 
-def _send(group: int | None, marker: str, sig: signal.Signals, since: int = 0) -> None:
-    if group is not None:
+def _send(call: Call, sig: signal.Signals) -> None:
+    if call.group is not None and not _PROC.is_dir():  # else each one, by what /proc shows
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(group, sig)
-    for pid in survivors(group, marker, since):
+            os.killpg(call.group, sig)
+    for pid in survivors(call.group, call.marker, call.since, call.until):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
 
 
-def _gone_within(group: int | None, marker: str, seconds: float, since: int = 0) -> bool:
+def _gone_within(call: Call, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
-    while survivors(group, marker, since):
+    while survivors(call.group, call.marker, call.since, call.until):
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.02)
     return True
-
-
-def _fields(pid: str) -> list[bytes]:
-    """/proc/PID/stat after the name: [state, ppid, pgrp, ...]; [] when it is gone."""
-    return _read(f"{_PROC}/{pid}/stat").rsplit(b")", 1)[-1].split()  # the name may hold spaces
-
-
-def _read(path: str) -> bytes:
-    """A /proc file's bytes; b"" when it cannot be read (another user's process, or gone)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return b""
-    try:
-        chunks = []
-        while chunk := os.read(fd, 65536):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return b""
-    finally:
-        os.close(fd)
 
 
 def _group_alive(group: int) -> bool:
