@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from saikish import __version__
+from saikish.acp_files import editor_files
+from saikish.acp_history import KINDS, history_updates, text_block, tool_text
+from saikish.acp_startup import announce_startup
 from saikish.agent import Agent
 from saikish.approval import ApprovalRequest, Approver
 from saikish.errors import SaikishError
@@ -33,21 +36,23 @@ from saikish.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
+    REQUEST_CANCELLED,
     Connection,
     Reply,
     RpcError,
 )
 from saikish.mcp.config import ServerTable, from_editor
 from saikish.readfile import read_regular
+from saikish.sessions.catalog import SessionInfo, read_info
+from saikish.sessions.log import SUFFIX
+from saikish.sessions.resume import session_folder
 from saikish.tools.base import Tool
 from saikish.types import Decision, Mode, Source, ToolCall
 from saikish.vocabulary import ERROR, MAX_ITERATIONS, tier_name
 
 PROTOCOL_VERSION = 1
-AgentFactory = Callable[[str, Approver, ServerTable], Agent]
-# ACP's tool kinds, so the editor picks an icon; other tools are "other".
-KINDS = {"bash": "execute", "read_file": "read", "list_files": "search", "grep": "search",
-         "write_file": "edit", "edit_file": "edit"}
+# (cwd, approver, the editor's servers, a stored session to go on with or None) -> Agent
+AgentFactory = Callable[[str, Approver, ServerTable, "SessionInfo | None"], Agent]
 MODES = {Mode.EVENT_BASED: "Ask before changes", Mode.AUTO_APPROVE: "Approve every call",
          Mode.AUTO_DENY: "Reject every call that would ask"}
 
@@ -57,19 +62,30 @@ class EditorApprover:
     """Asks the editor with session/request_permission (options map onto Decisions)."""
 
     connection: Connection
-    session_id: str
+    session_id: str = ""  # set once the session's id is known
     cancelled: threading.Event = field(default_factory=threading.Event)
 
     def ask(self, request: ApprovalRequest) -> Decision:
-        """The editor's answer; a cancelled prompt or a closed editor stops the batch."""
+        """The editor's answer; a cancelled prompt or a closed editor stops the batch.
+
+        When the question is withdrawn (the countdown ran out) the editor is told with
+        `$/cancel_request`, so its dialog closes instead of answering nobody.
+        """
         if self.cancelled.is_set():
             return Decision.reject_hard(Source.USER, "the prompt was cancelled in the editor")
+        pending = self.connection.begin("session/request_permission", {
+            "sessionId": self.session_id, "toolCall": _permission_call(request),
+            "options": _options(request)})
+        withdrawal = request.withdrawal
+        forget = withdrawal.on_withdraw(pending.withdraw) if withdrawal else (lambda: None)
         try:
-            answer = self.connection.request("session/request_permission", {
-                "sessionId": self.session_id, "toolCall": _permission_call(request),
-                "options": _options(request)})
+            answer = pending.wait()
         except RpcError as exc:  # fails closed: an editor that cannot answer did not say yes
+            if exc.code == REQUEST_CANCELLED:
+                return Decision.reject_hard(Source.TIMEOUT, "the question was withdrawn")
             return Decision.reject_hard(Source.USER, f"the editor failed to answer: {exc}")
+        finally:
+            forget()
         return decision_for(answer, request)
 
 
@@ -92,7 +108,9 @@ def decision_for(answer: Mapping[str, Any] | None, request: ApprovalRequest) -> 
     if option == "reject_once":
         feedback = meta.get("feedback")
         return Decision.reject_soft(Source.USER, str(feedback) if feedback else None)
-    return Decision.reject_hard(Source.USER, "stopped in the editor")  # reject_always, unknown
+    if option == "reject_always" and request.assessment.proposed_rules:
+        return Decision.never(request.assessment.proposed_rules, persist=True)
+    return Decision.reject_hard(Source.USER, "stopped in the editor")  # no rule, or unknown
 
 
 def _meta(value: Any) -> dict[str, Any]:
@@ -108,8 +126,12 @@ def _options(request: ApprovalRequest) -> list[dict[str, str]]:
     if rules:
         options.append({"optionId": "allow_always", "name": f"Always: {rules}",
                         "kind": "allow_always"})
-    options += [{"optionId": "reject_once", "name": "No, tell it why", "kind": "reject_once"},
-                {"optionId": "reject_always", "name": "No, stop", "kind": "reject_always"}]
+    options.append({"optionId": "reject_once", "name": "No, tell it why",
+                    "kind": "reject_once"})
+    # "Reject always" rejects and remembers: the rule "Always" would add becomes a deny rule.
+    # A call no rule can name has no such choice; its last choice stops the batch.
+    options.append({"optionId": "reject_always", "kind": "reject_always",
+                    "name": f"Never: {rules}" if rules else "No, stop"})
     return options
 
 
@@ -119,7 +141,7 @@ def _permission_call(request: ApprovalRequest) -> dict[str, Any]:
         reason += " (runs outside the sandbox)"
     return {"toolCallId": request.call.id, "title": f"{request.call.name}: {reason}",
             "rawInput": request.call.wire_arguments,
-            "content": [_text_content(f"{reason}\nrisk: {request.assessment.risk.name}")],
+            "content": [tool_text(f"{reason}\nrisk: {request.assessment.risk.name}")],
             "_meta": {"saikish": {"risk": request.assessment.risk.name, "reason": reason,
                                   "proposedRules": list(request.assessment.proposed_rules)}}}
 
@@ -142,8 +164,7 @@ class EditorUpdates:
 
     def _update(self, event: Event) -> dict[str, Any] | None:
         if isinstance(event, TextDelta):
-            return {"sessionUpdate": "agent_message_chunk",
-                    "content": {"type": "text", "text": event.text}}
+            return {"sessionUpdate": "agent_message_chunk", "content": text_block(event.text)}
         if isinstance(event, CallProposed):
             return self._proposed(event.call)
         if isinstance(event, CallDecided):
@@ -160,7 +181,7 @@ class EditorUpdates:
             ok = event.decision.approved and not event.result.is_error
             return {"sessionUpdate": "tool_call_update", "toolCallId": event.call.id,
                     "status": "completed" if ok else "failed",
-                    "content": [_text_content(event.result.content)]}
+                    "content": [tool_text(event.result.content)]}
         return None
 
     def _proposed(self, call: ToolCall) -> dict[str, Any]:
@@ -200,10 +221,6 @@ def file_diff(call: ToolCall, workspace: str) -> dict[str, Any] | None:
     return {"type": "diff", "path": str(path), "oldText": old, "newText": new}
 
 
-def _text_content(text: str) -> dict[str, Any]:
-    return {"type": "content", "content": {"type": "text", "text": text}}
-
-
 @dataclass
 class EditorSession:
     """One ACP session: an Agent, its approver and whether its prompt was cancelled."""
@@ -220,6 +237,7 @@ class AcpServer:
     connection: Connection
     make_agent: AgentFactory
     sessions: dict[str, EditorSession] = field(default_factory=dict)
+    client: dict[str, Any] = field(default_factory=dict)  # the editor's clientCapabilities
 
     def serve(self) -> int:
         """Run until the editor closes stdin; then every session's MCP servers stop."""
@@ -234,8 +252,8 @@ class AcpServer:
         """Dispatch one request or notification."""
         handlers: dict[str, Callable[[Mapping[str, Any]], dict[str, Any] | None]] = {
             "initialize": self._initialize, "authenticate": lambda p: {},
-            "session/new": self._new_session, "session/set_mode": self._set_mode,
-            "session/cancel": self._cancel}
+            "session/new": self._new_session, "session/load": self._load_session,
+            "session/set_mode": self._set_mode, "session/cancel": self._cancel}
         if method == "session/prompt" and reply is not None:
             self._session(params).approver.cancelled.clear()
             threading.Thread(target=self._prompt, args=(params, reply), daemon=True,
@@ -254,32 +272,55 @@ class AcpServer:
             reply.result(result)
 
     def _initialize(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """What saikish does, and only that: sessions load, prompts take text and embedded
+        resources (no images or audio), MCP servers over stdio and streamable HTTP."""
+        capabilities = params.get("clientCapabilities")
+        self.client = dict(capabilities) if isinstance(capabilities, Mapping) else {}
         return {"protocolVersion": PROTOCOL_VERSION,
-                "agentCapabilities": {"loadSession": False, "promptCapabilities": {
-                    "image": False, "audio": False, "embeddedContext": True}},
+                "agentCapabilities": {
+                    "loadSession": True,
+                    "promptCapabilities": {"image": False, "audio": False,
+                                           "embeddedContext": True},
+                    "mcpCapabilities": {"http": True, "sse": False}},
                 "authMethods": [], "agentInfo": {"name": "saikish", "version": __version__}}
 
     def _new_session(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        cwd = params.get("cwd")
-        if not isinstance(cwd, str) or not Path(cwd).is_absolute():
-            raise RpcError(INVALID_PARAMS, "session/new needs cwd, an absolute path")
-        if not os.path.isdir(cwd):  # False for a NUL or a lone surrogate in it, too
-            raise RpcError(INVALID_PARAMS, f"session/new: cwd {cwd[:200]!r} is not a directory")
-        try:
-            servers = from_editor(params.get("mcpServers"))
-        except ValueError as exc:
-            raise RpcError(INVALID_PARAMS, f"session/new: {exc}") from None
-        session_id = uuid.uuid4().hex
-        approver = EditorApprover(self.connection, session_id)
-        agent = self.make_agent(cwd, approver, servers)
-        agent.subscribe(EditorUpdates(self.connection, session_id, agent.executor.tools,
-                                      agent.executor.session.workspace))
-        self.sessions[session_id] = EditorSession(agent, approver)
-        stored = agent.executor.session  # the session file session/load will read later
+        cwd, servers = _session_place(params, "session/new")
+        session = self._open(cwd, servers, None)
+        stored = session.agent.executor.session  # the session file session/load will read
         meta = {"saikish": {"session": stored.id, "transcriptPath": str(
             stored.transcript.path)}} if stored.transcript is not None else {}
-        return {"sessionId": session_id, "modes": _modes(stored.mode),
+        return {"sessionId": session.approver.session_id, "modes": _modes(stored.mode),
                 **({"_meta": meta} if meta else {})}
+
+    def _load_session(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Go on with a stored session: its conversation is sent again as updates, then the
+        answer comes (ACP's order); new prompts are appended to its file (§10.2)."""
+        cwd, servers = _session_place(params, "session/load")
+        wanted = str(params.get("sessionId", ""))
+        if wanted in self.sessions:
+            raise RpcError(INVALID_PARAMS, f"session/load: session {wanted[:80]!r} is open")
+        info = stored_session(wanted, cwd)
+        session = self._open(cwd, servers, info)
+        for update in history_updates(session.agent.conversation.messages):
+            self.connection.notify("session/update", {"sessionId": wanted, "update": update})
+        return {"modes": _modes(session.agent.executor.session.mode)}
+
+    def _open(self, cwd: str, servers: ServerTable, info: SessionInfo | None) -> EditorSession:
+        """A new Agent for the editor: subscribed, its servers starting, its files the
+        editor's when it offers them."""
+        approver = EditorApprover(self.connection)
+        agent = self.make_agent(cwd, approver, servers, info)
+        stored = agent.executor.session
+        session_id = approver.session_id = stored.id if stored.transcript is not None \
+            else uuid.uuid4().hex
+        agent.subscribe(EditorUpdates(self.connection, session_id, agent.executor.tools,
+                                      stored.workspace))
+        agent.executor.run_context.files = editor_files(self.connection, session_id,
+                                                         self.client)
+        agent.registry.start()  # in the background, while the person writes the prompt
+        session = self.sessions[session_id] = EditorSession(agent, approver)
+        return session
 
     def _set_mode(self, params: Mapping[str, Any]) -> dict[str, Any]:
         try:
@@ -300,6 +341,7 @@ class AcpServer:
         text = prompt_text(params.get("prompt"))
         with session.lock:  # one prompt at a time per session
             try:
+                announce_startup(session.agent.executor.session.mcp, self._notifier(params))
                 result = session.agent.send(text)
             except Exception as exc:  # a bug must answer the request, not hang the editor
                 reply.error(INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
@@ -312,11 +354,42 @@ class AcpServer:
             reply.result({"stopReason": "max_turn_requests"
                           if result.exit_reason == MAX_ITERATIONS else "end_turn"})
 
+    def _notifier(self, params: Mapping[str, Any]) -> Callable[[dict[str, Any]], None]:
+        session_id = str(params.get("sessionId"))
+        return lambda update: self.connection.notify(
+            "session/update", {"sessionId": session_id, "update": update})
+
     def _session(self, params: Mapping[str, Any]) -> EditorSession:
         session = self.sessions.get(str(params.get("sessionId")))
         if session is None:
             raise RpcError(INVALID_PARAMS, f"no session {params.get('sessionId')!r}")
         return session
+
+
+def _session_place(params: Mapping[str, Any], method: str) -> tuple[str, ServerTable]:
+    """session/new's and session/load's cwd (an absolute directory) and MCP servers."""
+    cwd = params.get("cwd")
+    if not isinstance(cwd, str) or not Path(cwd).is_absolute():
+        raise RpcError(INVALID_PARAMS, f"{method} needs cwd, an absolute path")
+    if not os.path.isdir(cwd):  # False for a NUL or a lone surrogate in it, too
+        raise RpcError(INVALID_PARAMS, f"{method}: cwd {cwd[:200]!r} is not a directory")
+    try:
+        return cwd, from_editor(params.get("mcpServers"))
+    except ValueError as exc:
+        raise RpcError(INVALID_PARAMS, f"{method}: {exc}") from None
+
+
+def stored_session(session_id: str, cwd: str) -> SessionInfo:
+    """The stored session `session_id` of the workspace `cwd` (docs/SPEC.md §10.2)."""
+    if not session_id or not session_id.replace("-", "").isalnum():
+        raise RpcError(INVALID_PARAMS, f"session/load: {session_id[:80]!r} is no session id")
+    info = read_info(session_folder() / f"{session_id}{SUFFIX}")
+    if info is None:
+        raise RpcError(INVALID_PARAMS, f"session/load: no stored session {session_id!r}")
+    if os.path.realpath(info.workspace) != os.path.realpath(cwd):
+        raise RpcError(INVALID_PARAMS, f"session/load: session {session_id} was recorded in "
+                                       f"{info.workspace}; load it there")
+    return info
 
 
 def prompt_text(blocks: Any) -> str:

@@ -204,6 +204,8 @@ class Executor:
         self._risks[current.id] = assessment.risk
         note = self.session.remember(decision.remember, decision.persist, decision.scope) \
             if decision.remember else None
+        if decision.forbid:
+            note = self.session.forbid(decision.forbid, decision.persist)
         self.events.publish(CallDecided(current, decision, assessment, call))
         if note:
             self.events.publish(Notice(note))

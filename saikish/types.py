@@ -247,6 +247,8 @@ class Decision:
     # The channel a person answered through when it was not the terminal: "remote" for the
     # web page (docs/SPEC.md §7.5). The audit line says so.
     via: str | None = None
+    # Deny rules to add (an editor's "reject always"), saved to the file when `persist`.
+    forbid: tuple[str, ...] = ()
 
     @classmethod
     def approve(cls, source: Source, rule: str | None = None) -> Decision:
@@ -271,6 +273,13 @@ class Decision:
     ) -> Decision:
         """Skip this call; the rest of the batch goes on."""
         return cls(Outcome.REJECTED_SOFT, source, rule, feedback)
+
+    @classmethod
+    def never(cls, rules: tuple[str, ...], persist: bool) -> Decision:
+        """Skip this call and deny `rules` from now on; the rest of the batch goes on."""
+        return cls(Outcome.REJECTED_SOFT, Source.USER, ", ".join(rules),
+                   f"the person rejects this from now on ({', '.join(rules)})",
+                   forbid=rules, persist=persist)
 
     @classmethod
     def reject_hard(cls, source: Source, feedback: str | None = None) -> Decision:

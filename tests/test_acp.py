@@ -160,18 +160,43 @@ def test_reject_once_carries_feedback_and_the_batch_goes_on(ws: Path, tmp_path: 
     assert "Feedback: not a" in failed[0]["content"][0]["content"]["text"]
 
 
-def test_reject_always_stops_the_batch(ws: Path, tmp_path: Path) -> None:
+def test_reject_always_rejects_and_remembers_a_deny_rule(ws: Path, tmp_path: Path) -> None:
     model = script(tmp_path, """\
 - tool_calls:
     - {name: bash, arguments: {command: touch a}}
     - {name: bash, arguments: {command: touch b}}
-- text: never
+    - {name: bash, arguments: {command: mkdir c}}
+- text: went on
 """)
-    editor = Editor([pick("reject_always")])
+    editor = Editor([pick("reject_always"), pick("allow_once")])
     assert run(converse(editor, ws, model, "go")) == ["end_turn"]
-    assert len(editor.asked) == 1 and not (ws / "b").exists()
+    # The choice names the rule it remembers, as "Always" names the one it adds.
+    assert editor.asked[0][0].tool_call_id == "call_1"
+    # `touch b` is denied by the remembered rule without a question; `mkdir c` is asked.
+    assert [t.tool_call_id for t, _ in editor.asked] == ["call_1", "call_3"]
+    assert not (ws / "a").exists() and not (ws / "b").exists() and (ws / "c").is_dir()
     assert editor.statuses("call_2") == ["pending", "failed"]
-    assert "never" not in editor.text()
+    assert editor.text() == "went on"  # reject, not stop: the batch and the loop go on
+    saved = (tmp_path / "config" / "allowlist.yaml").read_text()
+    assert "deny:" in saved and "Bash(touch *)" in saved
+    audit = [json.loads(line) for line in
+             (tmp_path / "state" / "audit.jsonl").read_text().splitlines()]
+    assert [(e["decision"], e["source"]) for e in audit][:2] == [
+        ("rejected_soft", "user"), ("rejected_soft", "deny_rule")]
+
+
+def test_reject_always_names_its_rule(ws: Path, tmp_path: Path) -> None:
+    model = script(tmp_path, "- tool_calls: [{name: bash, arguments: {command: touch a}}]\n"
+                             "- text: ok\n")
+    names: list[str] = []
+
+    def choose(tool_call: Any, options: list[PermissionOption]) -> RequestPermissionResponse:
+        names.extend(o.name for o in options)
+        return pick("reject_once")(tool_call, options)
+
+    run(converse(Editor([choose]), ws, model, "go"))
+    assert names == ["Yes", "Always: Bash(touch *)", "No, tell it why",
+                     "Never: Bash(touch *)"]
 
 
 def test_allow_always_saves_the_rule_and_the_next_prompt_does_not_ask(
@@ -253,7 +278,9 @@ def test_a_raw_json_rpc_conversation(ws: Path, tmp_path: Path) -> None:
                            capture_output=True, env=env, cwd=ws, timeout=60, check=False)
     answers = [json.loads(line) for line in first.stdout.splitlines()]
     assert answers[0]["result"]["protocolVersion"] == 1
-    assert answers[0]["result"]["agentCapabilities"]["loadSession"] is False
+    capabilities = answers[0]["result"]["agentCapabilities"]
+    assert capabilities["loadSession"] is True
+    assert capabilities["mcpCapabilities"] == {"http": True, "sse": False}
     assert set(answers[1]["result"]) == {"sessionId", "modes", "_meta"}
     stored = answers[1]["result"]["_meta"]["saikish"]  # what session/load will read later
     assert stored["transcriptPath"] == str(tmp_path / "state" / "sessions" /

@@ -6,7 +6,8 @@ import json
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from saikish.engine.toolfacts import validate
 from saikish.types import Risk
@@ -15,7 +16,18 @@ if TYPE_CHECKING:
     from saikish.tools.sandbox import Sandbox
 
 Schema = Mapping[str, Any]
-__all__ = ["RunContext", "Schema", "Tool", "ToolOutput", "validate"]
+__all__ = ["FileAccess", "RunContext", "Schema", "Tool", "ToolOutput", "validate"]
+
+
+class FileAccess(Protocol):
+    """Where the file tools read and write text when it is not the disk: an editor's
+    buffers over ACP (docs/SPEC.md §7.4). OSError says what failed."""
+
+    def read_text(self, path: Path) -> str:
+        """The file's text as the editor has it (unsaved changes included)."""
+
+    def write_text(self, path: Path, content: str) -> None:
+        """Write the whole file through the editor."""
 
 
 @dataclass
@@ -37,6 +49,9 @@ class RunContext:
     # Set by the executor: a running tool's one-line progress ("3/10 reading"), shown live.
     # May be called from another thread (an MCP server's progress notifications).
     progress: Callable[[str], None] | None = None
+    # Set by `saikish acp` when the editor offers its file system: read_file, write_file and
+    # edit_file go through it, so unsaved buffers are seen and edits land in them.
+    files: FileAccess | None = None
 
 
 @dataclass(frozen=True)
