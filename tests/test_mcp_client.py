@@ -306,10 +306,12 @@ def test_start_failures_each_give_one_line(tmp_path: Path) -> None:
             "missing": (State.FAILED, "command 'saikish-no-such-server' not found"),
             "fails": (State.FAILED, "exited with code 2 before it answered: fixture: cannot start"),
             "nobody": (State.FAILED, f"http://127.0.0.1:{port}/mcp: connection refused"),
-            "hangs": (State.FAILED, "did not start within 2 s"),
+            "hangs": (State.FAILED, "did not start within 2 s; give it longer with "
+                                    "SAIKISH_MCP_STARTUP_TIMEOUT (seconds)"),
         }
         assert hanging.call("hangs", "echo", {}) == CallResult(
-            "mcp server 'hangs' is not running (failed: did not start within 2 s)", True)
+            "mcp server 'hangs' is not running (failed: did not start within 2 s; give it "
+            "longer with SAIKISH_MCP_STARTUP_TIMEOUT (seconds))", True)
     finally:
         servers.close()
         hanging.close()

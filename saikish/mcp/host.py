@@ -172,9 +172,11 @@ class McpHost:
         from saikish.mcp.client import ServerSpec
 
         expand = _Expander(self.environ, server, self.secrets)
+        limit, setting = server.startup_timeout, _startup_setting(server)
         if server.url is not None:
             return ServerSpec(server.name, url=expand(server.url), timeout=server.timeout,
-                              headers={k: expand(v) for k, v in server.headers.items()})
+                              headers={k: expand(v) for k, v in server.headers.items()},
+                              startup_timeout=limit, startup_setting=setting)
         env = {k: self.environ[k] for k in PASSED if k in self.environ}
         for key, value in server.env.items():
             try:
@@ -188,7 +190,8 @@ class McpHost:
             env[key] = passed
         return ServerSpec(server.name, command=expand(server.command or ""),
                           args=tuple(expand(a) for a in server.args), env=env,
-                          cwd=self._cwd(server, expand), timeout=server.timeout)
+                          cwd=self._cwd(server, expand), timeout=server.timeout,
+                          startup_timeout=limit, startup_setting=setting)
 
     def _cwd(self, server: McpServer, expand: _Expander) -> str:
         folder = Path(self.workspace, os.path.expanduser(expand(server.cwd or ".")))
@@ -238,6 +241,16 @@ class _Expander:
             raise OwnKeyError(f"a value holds saikish's own API key; it is never passed to a "
                               f"server ({self.server.origin})")
         return expanded
+
+
+def _startup_setting(server: McpServer) -> str:
+    """Where this server's start-up limit is set, for the message when it runs out."""
+    if server.origin.startswith("the editor"):  # ACP's entries have no such key
+        return "SAIKISH_MCP_STARTUP_TIMEOUT"
+    if server.startup_timeout is not None:
+        return f"startupTimeout in its entry ({server.origin})"
+    return (f"startupTimeout in its entry ({server.origin}), or SAIKISH_MCP_STARTUP_TIMEOUT "
+            f"for every server")
 
 
 def _startup_timeout(environ: Mapping[str, str]) -> tuple[float, str | None]:

@@ -113,7 +113,8 @@ class Connection:
         if not self.spec.command and not self.spec.url:
             self._finish(State.FAILED, "neither a command nor a url is configured")
             return
-        deadline = anyio.current_time() + self._startup_timeout
+        limit = self.spec.startup_timeout or self._startup_timeout
+        deadline = anyio.current_time() + limit
         ready = False
         with anyio.CancelScope(deadline=deadline) as self._scope:
             if self._stopping:
@@ -129,7 +130,8 @@ class Connection:
         if self._stopping:
             self._finish(State.STOPPED, "")
         elif not ready and self._scope.cancelled_caught:
-            self._finish(State.FAILED, f"did not start within {self._startup_timeout:g} s")
+            self._finish(State.FAILED, f"did not start within {limit:g} s; give it longer "
+                                       f"with {self.spec.startup_setting} (seconds)")
         else:
             self._finish(State.FAILED, await self._lost_reason(answered=True))
 

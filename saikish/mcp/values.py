@@ -28,6 +28,10 @@ class ServerSpec:
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float = 60.0
+    # Seconds it may take to start (None: the client's default), and where that is set:
+    # the failure names it ("startupTimeout in agent.yml:12, or SAIKISH_MCP_STARTUP_TIMEOUT").
+    startup_timeout: float | None = None
+    startup_setting: str = "SAIKISH_MCP_STARTUP_TIMEOUT"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,79 @@
+"""MCP servers over a session's life (docs/SPEC.md §7.1): the start-up limit and the setting
+its message names, a server that dies mid-session started again with backoff.
+
+Real `saikish -p` processes and the real fixture server (tests/fixtures/mcp_server.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "fixtures" / "mcp_server.py"
+
+
+def config(tmp: Path, ws: Path, **entry: Any) -> Path:
+    """An agent.yml with one fixture server `fx` (JSON is YAML); `entry` adds to it."""
+    server: dict[str, Any] = {"command": sys.executable, "args": [str(FIXTURE)],
+              "env": {"FIXTURE_DIR": str(ws)}}
+    for key, value in entry.items():
+        server[key] = {**server[key], **value} if isinstance(value, dict) else value
+    path = tmp / "cfg.yml"
+    path.write_text(json.dumps({"mcpServers": {"fx": server}}, indent=1) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def script(tmp: Path, *turns: dict[str, Any]) -> str:
+    path = tmp / "script.yml"
+    path.write_text(json.dumps(list(turns)), encoding="utf-8")
+    return f"script:{path}"
+
+
+def headless(ws: Path, cfg: Path, model: str, *flags: str,
+             env: dict[str, str] | None = None) -> dict[str, Any]:
+    """`saikish -p` with JSON output, as a real process; its answer."""
+    run = subprocess.run(
+        [sys.executable, "-m", "saikish", "-p", "go", "-m", model, "-c", str(cfg),
+         "--output-format", "json", "--sandbox", "off", *flags],
+        capture_output=True, text=True, cwd=ws, timeout=120, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+    assert "Traceback" not in run.stderr, run.stderr
+    data: dict[str, Any] = json.loads(run.stdout)
+    return data
+
+
+def test_a_server_too_slow_to_start_names_its_own_setting(ws: Path, tmp_path: Path) -> None:
+    cfg = config(tmp_path, ws, startupTimeout=0.5, env={"FIXTURE_START": "hang"})
+    data = headless(ws, cfg, script(tmp_path, {"text": "fine"}))
+    assert data["result"] == "fine"
+    assert data["warnings"] == [
+        f"mcp server 'fx' failed: did not start within 0.5 s; give it longer with "
+        f"startupTimeout in its entry ({cfg}:3) (seconds)"]
+
+
+def test_the_default_limit_names_both_settings(ws: Path, tmp_path: Path) -> None:
+    cfg = config(tmp_path, ws, env={"FIXTURE_START": "hang"})
+    data = headless(ws, cfg, script(tmp_path, {"text": "fine"}),
+                    env={"SAIKISH_MCP_STARTUP_TIMEOUT": "0.5"})
+    assert data["warnings"] == [
+        f"mcp server 'fx' failed: did not start within 0.5 s; give it longer with "
+        f"startupTimeout in its entry ({cfg}:3), or SAIKISH_MCP_STARTUP_TIMEOUT for every "
+        f"server (seconds)"]
+
+
+def test_a_bad_startup_timeout_is_a_config_error_with_its_line(ws: Path,
+                                                                tmp_path: Path) -> None:
+    cfg = config(tmp_path, ws, startupTimeout=-1)
+    run = subprocess.run(
+        [sys.executable, "-m", "saikish", "-p", "go", "-m", "script:/dev/null", "-c", str(cfg)],
+        capture_output=True, text=True, cwd=ws, timeout=60, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert f"{cfg}:" in run.stderr and "mcpServers.fx.startupTimeout" in run.stderr
+    assert "must be a number of seconds > 0, not '-1'" in run.stderr
