@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from saikish.mcp.client import CallResult, Servers, ServerSpec, ServerStatus, State
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "mcp_server.py"
 
@@ -24,8 +26,8 @@ def config(tmp: Path, ws: Path, **entry: Any) -> Path:
     for key, value in entry.items():
         server[key] = {**server[key], **value} if isinstance(value, dict) else value
     path = tmp / "cfg.yml"
-    path.write_text(json.dumps({"mcpServers": {"fx": server}}, indent=1) + "\n",
-                    encoding="utf-8")
+    text = {"mcpServers": {"fx": server}, "permissions": {"allow": ["mcp__fx"]}}
+    path.write_text(json.dumps(text, indent=1) + "\n", encoding="utf-8")
     return path
 
 
@@ -77,3 +79,48 @@ def test_a_bad_startup_timeout_is_a_config_error_with_its_line(ws: Path,
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert f"{cfg}:" in run.stderr and "mcpServers.fx.startupTimeout" in run.stderr
     assert "must be a number of seconds > 0, not '-1'" in run.stderr
+
+
+def test_a_server_that_dies_mid_session_is_started_again(ws: Path, tmp_path: Path) -> None:
+    cfg = config(tmp_path, ws)
+    model = script(tmp_path,
+                   {"tool_calls": [{"name": "mcp__fx__crash", "arguments": {}}]},
+                   {"tool_calls": [{"name": "mcp__fx__echo", "arguments": {"text": "back"}}]},
+                   {"text": "done"})
+    data = headless(ws, cfg, model)
+    crash, echo = data["calls"]
+    assert crash["result"]["is_error"] and "exited with code 3" in crash["result"]["excerpt"]
+    # The next call waits for the server to be back (1 s of backoff, then its start).
+    assert echo["result"] == {"is_error": False, "exit_code": None, "excerpt": "back"}
+    assert data["warnings"] == [
+        "mcp server 'fx' stopped; starting again in 1 s (restart 1 of 5) after: exited with "
+        "code 3: fixture: crashing on purpose",
+        "mcp server 'fx': started again"]
+    assert data["result"] == "done"
+
+
+def test_a_server_that_keeps_dying_is_given_up(tmp_path: Path) -> None:
+    """Each restart waits twice as long; past the last one the server has failed."""
+    changes: list[ServerStatus] = []
+    spec = ServerSpec("fx", command=sys.executable, args=(str(FIXTURE),), cwd=str(tmp_path),
+                      env={"PATH": os.environ["PATH"], "FIXTURE_DIR": str(tmp_path)},
+                      restarts=2)
+    servers = Servers([spec], log_dir=tmp_path / "logs", on_change=changes.append)
+    servers.start()
+    servers.wait_ready(60)
+    why = "exited with code 3: fixture: crashing on purpose"
+    try:
+        for _ in range(3):  # the call after a crash waits for the restart
+            assert servers.call("fx", "crash", {}) == CallResult(
+                f"mcp server 'fx' stopped during tool 'crash': {why}", is_error=True)
+        assert [(c.state, c.reason) for c in changes] == [
+            (State.READY, ""),
+            (State.STARTING, f"starting again in 1 s (restart 1 of 2) after: {why}"),
+            (State.READY, "started again"),
+            (State.STARTING, f"starting again in 2 s (restart 2 of 2) after: {why}"),
+            (State.READY, "started again"),
+            (State.FAILED, why)]
+        assert servers.call("fx", "echo", {"text": "x"}) == CallResult(
+            f"mcp server 'fx' is not running (failed: {why})", is_error=True)
+    finally:
+        servers.close()

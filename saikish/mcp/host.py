@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 # What a stdio server inherits from saikish's environment; the rest comes from its `env`.
 PASSED = ("HOME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR")
 STARTUP_TIMEOUT = 30.0  # seconds; SAIKISH_MCP_STARTUP_TIMEOUT overrides
+RESTARTS = 5  # a server that was ready and went away is started again this often
 MAX_STARTUP_TIMEOUT = 86_400.0
 
 
@@ -83,7 +84,8 @@ class McpHost:
 
         out: dict[str, Tool] = {}
         for status in self._servers.status() if self._servers else ():
-            if status.state is State.READY:
+            # A server starting again after it went away keeps its tools on offer.
+            if status.state is State.READY or (status.state is State.STARTING and status.tools):
                 out.update(self._built(status))
         return out
 
@@ -176,7 +178,8 @@ class McpHost:
         if server.url is not None:
             return ServerSpec(server.name, url=expand(server.url), timeout=server.timeout,
                               headers={k: expand(v) for k, v in server.headers.items()},
-                              startup_timeout=limit, startup_setting=setting)
+                              startup_timeout=limit, startup_setting=setting,
+                              restarts=RESTARTS)
         env = {k: self.environ[k] for k in PASSED if k in self.environ}
         for key, value in server.env.items():
             try:
@@ -191,7 +194,8 @@ class McpHost:
         return ServerSpec(server.name, command=expand(server.command or ""),
                           args=tuple(expand(a) for a in server.args), env=env,
                           cwd=self._cwd(server, expand), timeout=server.timeout,
-                          startup_timeout=limit, startup_setting=setting)
+                          startup_timeout=limit, startup_setting=setting,
+                          restarts=RESTARTS)
 
     def _cwd(self, server: McpServer, expand: _Expander) -> str:
         folder = Path(self.workspace, os.path.expanduser(expand(server.cwd or ".")))
@@ -208,6 +212,8 @@ class McpHost:
                 self._notices.append(f"mcp server '{status.name}' failed: {status.reason}")
             elif status.state is State.READY and status.reason:  # tools it had to skip
                 self._notices.append(f"mcp server '{status.name}': {status.reason}")
+            elif status.state is State.STARTING and status.reason:  # lost, starting again
+                self._notices.append(f"mcp server '{status.name}' stopped; {status.reason}")
 
     def _call(self, server: str, tool: str, arguments: Mapping[str, Any],
               context: RunContext) -> tuple[str, bool]:

@@ -30,7 +30,15 @@ from pydantic import ValidationError
 from saikish.mcp.listing import ToolListFilter, filtered
 from saikish.mcp.results import result_from_wire
 from saikish.mcp.stdio import Child, exit_reason, last_line, stdio_child, wait_exit
-from saikish.mcp.values import CallResult, ListedTool, ServerSpec, State, one_line
+from saikish.mcp.values import (
+    FIRST_BACKOFF_S,
+    MAX_BACKOFF_S,
+    CallResult,
+    ListedTool,
+    ServerSpec,
+    State,
+    one_line,
+)
 
 if sys.version_info < (3, 11):
     # anyio requires the backport below 3.11; mypy may run where it is not installed.
@@ -69,12 +77,31 @@ class Connection:
         self._scope: anyio.CancelScope | None = None
         self._ended: anyio.Event | None = None
         self._stop_requested: anyio.Event | None = None
+        self._was_ready = False  # this attempt reached READY
+        self._tools: tuple[ListedTool, ...] = ()  # the last listing, kept while restarting
+        self._attempt_over: anyio.Event | None = None
+        self.restarted = 0
         self.listing = ToolListFilter()  # drops tool definitions the SDK cannot read
 
     async def serve(self) -> None:
-        """Run the connection until stop() or until the server goes away."""
+        """Run the connection until stop(), or until the server goes away and may not be
+        started again (spec.restarts, with backoff: 1 s, 2 s, 4 s... at most 30 s)."""
         self._ended = anyio.Event()
         self._stop_requested = anyio.Event()
+        try:
+            await self._attempt()
+            while self._was_ready and not self._stopping and self.restarted < self.spec.restarts:
+                if not await self._backoff():
+                    break
+                await self._attempt()
+        finally:
+            self._session = None
+            self._ended.set()
+
+    async def _attempt(self) -> None:
+        """One start of the server, served until it ends; its end is reported."""
+        self._was_ready, self._child, self._http_errors = False, None, []
+        self._attempt_over = anyio.Event()
         try:
             await self._serve()
         except BaseException as exc:  # every failure becomes one line, never a traceback
@@ -83,7 +110,24 @@ class Connection:
             self._finish(State.FAILED, await self._failure(exc))
         finally:
             self._session = None
-            self._ended.set()
+            self._attempt_over.set()
+
+    async def _backoff(self) -> bool:
+        """Wait before starting a lost server again (STARTING says why); False on stop()."""
+        assert self._stop_requested is not None
+        delay = min(FIRST_BACKOFF_S * 2 ** self.restarted, MAX_BACKOFF_S)
+        self.restarted += 1
+        lost = self.reason
+        # Its tools stay offered: a call of one waits for the server to be back.
+        self._report(State.STARTING, f"starting again in {delay:g} s (restart "
+                                     f"{self.restarted} of {self.spec.restarts}) after: {lost}",
+                     self._tools)
+        with anyio.move_on_after(delay):
+            await self._stop_requested.wait()
+        if self._stopping:
+            self._finish(State.STOPPED, "")
+            return False
+        return True
 
     def stop(self) -> None:
         """Ask the connection to close (on the loop thread); serve() then returns.
@@ -97,6 +141,7 @@ class Connection:
             return
         if self._session is None:
             self._scope.cancel()
+            self._stop_requested.set()  # a server waiting to start again stops waiting
         else:
             self._stop_requested.set()
 
@@ -123,8 +168,11 @@ class Connection:
                 session = await self._open(stack)
                 tools = await list_tools(session)
                 self._scope.deadline = math.inf
-                self._session, ready = session, True
-                self._report(State.READY, self._skipped(), tools)
+                self._session, ready, self._was_ready = session, True, True
+                self._tools = tools
+                again = "started again" if self.restarted else ""
+                self._report(State.READY, "; ".join(filter(None, (again, self._skipped()))),
+                             tools)
                 await self._wait_for_loss()
                 self._scope.deadline = anyio.current_time() + STOP_LIMIT_S
         if self._stopping:
@@ -136,10 +184,14 @@ class Connection:
             self._finish(State.FAILED, await self._lost_reason(answered=True))
 
     def _finish(self, state: State, reason: str) -> None:
-        """Record the final state and report it."""
+        """Record the final state and report it; a lost server that will be started again
+        is reported by the backoff instead."""
         self._session = None
         self.reason = reason
-        self._report(state, reason, ())
+        restarting = state is State.FAILED and self._was_ready and not self._stopping and \
+            self.restarted < self.spec.restarts
+        if not restarting:
+            self._report(state, reason, ())
 
     async def _open(self, stack: AsyncExitStack) -> ClientSession:
         """Enter the transport and the session, and initialize."""
@@ -254,9 +306,9 @@ class Connection:
         """The error result for a call that raised."""
         name = self.spec.name
         if is_closed(exc):
-            assert self._ended is not None
+            assert self._attempt_over is not None
             with anyio.move_on_after(EXIT_WAIT_S + 1):
-                await self._ended.wait()
+                await self._attempt_over.wait()
             why = self.reason or "the server closed the connection"
             return CallResult(f"mcp server {name!r} stopped during tool {tool!r}: {why}", True)
         if isinstance(exc, ValidationError):

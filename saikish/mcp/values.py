@@ -11,6 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+FIRST_BACKOFF_S = 1.0  # the wait before a lost server's first restart; then twice as long
+MAX_BACKOFF_S = 30.0
+
 
 @dataclass(frozen=True)
 class ServerSpec:
@@ -32,6 +35,8 @@ class ServerSpec:
     # the failure names it ("startupTimeout in agent.yml:12, or SAIKISH_MCP_STARTUP_TIMEOUT").
     startup_timeout: float | None = None
     startup_setting: str = "SAIKISH_MCP_STARTUP_TIMEOUT"
+    # How many times a server that was ready and went away is started again (with backoff).
+    restarts: int = 0
 
 
 @dataclass(frozen=True)
