@@ -150,6 +150,14 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
+class Image:
+    """An image a tool returned (an MCP server's), for the models that take images."""
+
+    mime: str  # image/png, image/jpeg, image/gif or image/webp
+    data: str  # base64
+
+
+@dataclass(frozen=True)
 class ToolResult:
     """What goes back to the model for one call id."""
 
@@ -157,6 +165,8 @@ class ToolResult:
     name: str
     content: str
     is_error: bool = False
+    # Images that go with `content` (which names each one) where the provider takes them.
+    images: tuple[Image, ...] = ()
 
 
 UNJUDGED = "nothing says the sandbox contains it"

@@ -80,6 +80,12 @@ class Servers:
         with self._changed:
             self._changed.wait_for(self._settled, timeout)
 
+    def wait_server(self, name: str, timeout: float) -> None:
+        """Block until the server `name` is not STARTING, or until timeout seconds passed."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._status[name].state is not State.STARTING
+                                   if name in self._status else True, timeout)
+
     def _settled(self) -> bool:
         """Whether every server has left STARTING (call with the lock held)."""
         return all(status.state is not State.STARTING for status in self._status.values())

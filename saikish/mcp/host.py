@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from saikish.mcp.tools import server_tool
 from saikish.tools.base import RunContext, Tool
 
 if TYPE_CHECKING:
-    from saikish.mcp.client import ListedTool, Servers, ServerSpec, ServerStatus
+    from saikish.mcp.client import CallResult, ListedTool, Servers, ServerSpec, ServerStatus
 
 # What a stdio server inherits from saikish's environment; the rest comes from its `env`.
 PASSED = ("HOME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR")
@@ -105,6 +106,21 @@ class McpHost:
         with self._lock:
             self._tools[status.name] = (status.tools, tools)
         return tools
+
+    def await_tool(self, name: str) -> None:
+        """Wait for the server `name` (mcp__SERVER__TOOL) names, if it is still starting."""
+        parts = name.split("__")
+        if self._servers is None or len(parts) < 3 or parts[0] != "mcp":
+            return
+        server = next((s for s in self.table if s.name == parts[1]), None)
+        if server is not None:
+            self._servers.wait_server(server.name, (server.startup_timeout or
+                                                    self.startup_timeout) + 5)
+
+    def unfinished(self) -> list[str]:
+        """'mcp server 'x' was still starting: its tools were not offered' for each."""
+        return [f"mcp server '{line.name}' was still starting: its tools were not offered"
+                for line in self.lines() if line.state == "starting"]
 
     def notices(self) -> list[str]:
         """The lines gathered since last asked (failures, notes on dropped variables)."""
@@ -191,7 +207,10 @@ class McpHost:
                                      f"holds saikish's own API key")
                 continue
             env[key] = passed
-        return ServerSpec(server.name, command=expand(server.command or ""),
+        command = expand(server.command or "")
+        if not _findable(command, env.get("PATH")):  # said now, not after the first turn
+            raise SpecError(f"command {command!r} not found")
+        return ServerSpec(server.name, command=command,
                           args=tuple(expand(a) for a in server.args), env=env,
                           cwd=self._cwd(server, expand), timeout=server.timeout,
                           startup_timeout=limit, startup_setting=setting,
@@ -216,12 +235,13 @@ class McpHost:
                 self._notices.append(f"mcp server '{status.name}' stopped; {status.reason}")
 
     def _call(self, server: str, tool: str, arguments: Mapping[str, Any],
-              context: RunContext) -> tuple[str, bool]:
+              context: RunContext) -> CallResult:
+        from saikish.mcp.client import CallResult
+
         if self._servers is None:
-            return f"mcp server '{server}' is not running", True
-        result = self._servers.call(server, tool, arguments, cancel=context.cancel,
-                                    progress=context.progress)
-        return result.text, result.is_error
+            return CallResult(f"mcp server '{server}' is not running", True)
+        return self._servers.call(server, tool, arguments, cancel=context.cancel,
+                                  progress=context.progress)
 
 
 class _Expander:
@@ -247,6 +267,16 @@ class _Expander:
             raise OwnKeyError(f"a value holds saikish's own API key; it is never passed to a "
                               f"server ({self.server.origin})")
         return expanded
+
+
+def _findable(command: str, path: str | None) -> bool:
+    """False when `command` surely cannot be run: not on PATH, or an absolute path to
+    nothing executable. A relative path is left to the start (its cwd is the server's)."""
+    if os.path.isabs(command):
+        return os.access(command, os.X_OK)
+    if "/" in command:
+        return True
+    return shutil.which(command, path=path) is not None
 
 
 def _startup_setting(server: McpServer) -> str:

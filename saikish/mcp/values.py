@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from saikish.types import Image
+
 FIRST_BACKOFF_S = 1.0  # the wait before a lost server's first restart; then twice as long
 MAX_BACKOFF_S = 30.0
 
@@ -59,6 +61,7 @@ class CallResult:
 
     text: str
     is_error: bool = False
+    images: tuple[Image, ...] = ()  # the result's images the models that take them are sent
 
 
 class State(enum.Enum):

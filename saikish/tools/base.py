@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from saikish.engine.toolfacts import validate
-from saikish.types import Risk
+from saikish.types import Image, Risk
 
 if TYPE_CHECKING:
     from saikish.tools.sandbox import Sandbox
@@ -105,3 +105,4 @@ class ToolOutput:
 
     text: str
     is_error: bool = False
+    images: tuple[Image, ...] = ()  # for the models that take them; `text` names each
