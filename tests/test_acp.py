@@ -18,11 +18,15 @@ acp = pytest.importorskip("acp", reason="agent-client-protocol is in the test ex
 from acp import text_block  # noqa: E402
 from acp.schema import (  # noqa: E402
     AllowedOutcome,
+    ClientCapabilities,
     DeniedOutcome,
     EnvVariable,
+    FileSystemCapabilities,
     McpServerStdio,
     PermissionOption,
+    ReadTextFileResponse,
     RequestPermissionResponse,
+    WriteTextFileResponse,
 )
 from acp.stdio import spawn_agent_process  # noqa: E402
 
@@ -364,3 +368,66 @@ def test_a_contained_call_runs_unasked_and_the_editor_is_told_its_tier(
              u["_meta"]["saikish"]["tier"] for u in editor.updates
              if "_meta" in u or "field_meta" in u}
     assert tiers == {"call_1": "contained", "call_2": "asked"}
+
+
+@dataclass
+class BufferEditor(Editor):
+    """An editor whose open buffer differs from the disk (the SDK's fs methods)."""
+
+    buffers: dict[str, str] = field(default_factory=dict)
+
+    async def read_text_file(self, session_id: str, path: str, line: int | None = None,
+                             limit: int | None = None, **kwargs: Any) -> ReadTextFileResponse:
+        return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id: str, path: str, content: str,
+                              **kwargs: Any) -> WriteTextFileResponse:
+        self.buffers[path] = content
+        return WriteTextFileResponse()
+
+
+def test_the_sdk_client_loads_a_session_and_its_buffers_are_used(ws: Path,
+                                                                 tmp_path: Path) -> None:
+    (ws / "todo.txt").write_text("on disk\n")
+    first = script(tmp_path, """\
+- tool_calls:
+    - {name: edit_file, arguments: {path: todo.txt, old_string: "in buffer", new_string: done}}
+- text: edited
+""")
+    later = tmp_path / "later.yml"
+    later.write_text("- text: loaded\n")
+    editor = BufferEditor([], buffers={str(ws / "todo.txt"): "in buffer\n"})
+
+    async def both() -> tuple[str, list[dict[str, Any]]]:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        client: Any = editor
+        capabilities = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True,
+                                                                  write_text_file=True))
+        async with spawn_agent_process(client, sys.executable, "-m", "saikish", "acp", "-m",
+                                       first, "--auto-approve", "--sandbox", "off", env=env,
+                                       cwd=ws) as (conn, _process):
+            await conn.initialize(protocol_version=1, client_capabilities=capabilities)
+            session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("fix it")])
+        replayed = Editor([])
+        client = replayed
+        async with spawn_agent_process(client, sys.executable, "-m", "saikish", "acp", "-m",
+                                       f"script:{later}", env=env, cwd=ws) as (conn, _process):
+            init = await conn.initialize(protocol_version=1)
+            assert init.agent_capabilities and init.agent_capabilities.load_session
+            await conn.load_session(cwd=str(ws), session_id=session.session_id,
+                                    mcp_servers=[])
+            response = await conn.prompt(session_id=session.session_id,
+                                         prompt=[text_block("and now?")])
+            assert str(response.stop_reason) == "end_turn"
+        return session.session_id, replayed.updates
+
+    _, updates = run(both())
+    assert editor.buffers[str(ws / "todo.txt")] == "done\n"  # the edit landed in the buffer
+    assert (ws / "todo.txt").read_text() == "on disk\n"
+    kinds = [u["sessionUpdate"] for u in updates]
+    assert kinds[:4] == ["user_message_chunk", "tool_call", "tool_call_update",
+                         "agent_message_chunk"]
+    assert updates[0]["content"]["text"] == "fix it" and updates[3]["content"]["text"] == "edited"
+    assert updates[-1] == {"sessionUpdate": "agent_message_chunk",
+                           "content": {"type": "text", "text": "loaded"}}

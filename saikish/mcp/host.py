@@ -143,7 +143,10 @@ class McpHost:
             specs = []
             for server in self.table:
                 try:
-                    specs.append(self.spec(server))
+                    spec = self.spec(server)
+                    if spec.command and not _findable(spec.command, spec.env.get("PATH")):
+                        raise SpecError(f"command {spec.command!r} not found")  # said now
+                    specs.append(spec)
                 except SpecError as exc:
                     self._refused[server.name] = str(exc)
                     self._notices.append(f"mcp server '{server.name}' failed: {exc}")
@@ -207,10 +210,7 @@ class McpHost:
                                      f"holds saikish's own API key")
                 continue
             env[key] = passed
-        command = expand(server.command or "")
-        if not _findable(command, env.get("PATH")):  # said now, not after the first turn
-            raise SpecError(f"command {command!r} not found")
-        return ServerSpec(server.name, command=command,
+        return ServerSpec(server.name, command=expand(server.command or ""),
                           args=tuple(expand(a) for a in server.args), env=env,
                           cwd=self._cwd(server, expand), timeout=server.timeout,
                           startup_timeout=limit, startup_setting=setting,
