@@ -46,7 +46,7 @@ from saikish.readfile import read_regular
 from saikish.sessions.catalog import SessionInfo, read_info
 from saikish.sessions.log import SUFFIX
 from saikish.sessions.resume import session_folder
-from saikish.tools.base import Tool
+from saikish.tools.base import FileAccess, Tool
 from saikish.types import Mode, ToolCall
 from saikish.vocabulary import ERROR, MAX_ITERATIONS, tier_name
 
@@ -65,6 +65,7 @@ class EditorUpdates:
     session_id: str
     tools: Mapping[str, Tool]
     workspace: str
+    files: FileAccess | None = None  # the editor's buffers, when it offers them
 
     def __call__(self, event: Event) -> None:
         """Send the update for `event`, if the editor shows it."""
@@ -105,20 +106,23 @@ class EditorUpdates:
             "kind": KINDS.get(call.name, "other"), "status": "pending",
             "rawInput": call.wire_arguments,
             "locations": [{"path": str(Path(self.workspace, p))} for p in paths]}
-        diff = file_diff(call, self.workspace)
+        diff = file_diff(call, self.workspace, self.files)
         if diff is not None:
             update["content"] = [diff]
         return update
 
 
-def file_diff(call: ToolCall, workspace: str) -> dict[str, Any] | None:
-    """ACP diff content for write_file / edit_file: the file before and after."""
+def file_diff(call: ToolCall, workspace: str,
+              files: FileAccess | None = None) -> dict[str, Any] | None:
+    """ACP diff content for write_file / edit_file: the file before and after (as the
+    editor has it, when `files` are the editor's)."""
     args = call.arguments
     if call.name not in ("write_file", "edit_file") or not isinstance(args.get("path"), str):
         return None
     path = Path(workspace, str(args["path"]))
     try:
-        old: str | None = read_regular(path).decode("utf-8")
+        old: str | None = files.read_text(path) if files is not None else \
+            read_regular(path).decode("utf-8")
     except (OSError, ValueError):  # a FIFO, a device, too large, not UTF-8, a NUL in it
         old = None
     if call.name == "write_file":
@@ -225,10 +229,10 @@ class AcpServer:
         stored = agent.executor.session
         session_id = approver.session_id = stored.id if stored.transcript is not None \
             else uuid.uuid4().hex
+        files = agent.executor.run_context.files = editor_files(self.connection, session_id,
+                                                                 self.client)
         agent.subscribe(EditorUpdates(self.connection, session_id, agent.executor.tools,
-                                      stored.workspace))
-        agent.executor.run_context.files = editor_files(self.connection, session_id,
-                                                         self.client)
+                                      stored.workspace, files))
         agent.registry.start()  # in the background, while the person writes the prompt
         session = self.sessions[session_id] = EditorSession(agent, approver)
         return session

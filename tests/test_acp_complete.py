@@ -258,6 +258,12 @@ def test_reads_and_writes_go_through_the_editors_buffers(ws: Path, tmp_path: Pat
                 and u.get("status") == "completed")
     assert "unsaved edit in the editor" in read["content"][0]["content"]["text"]
     assert [w["content"] for w in written] == ["saved edit in the editor\n"]
+    # The editor's preview of the edit is made from its buffer, not from the disk.
+    proposed = next(u for u in wire.updates() if u.get("toolCallId") == "call_2"
+                    and u["sessionUpdate"] == "tool_call")
+    assert proposed["content"] == [{"type": "diff", "path": str(ws / "notes.txt"),
+                                    "oldText": "unsaved edit in the editor\n",
+                                    "newText": "saved edit in the editor\n"}]
     assert (ws / "notes.txt").read_text() == "on disk\n"  # the editor saves, not saikish
     assert wire.close() == 0
 
