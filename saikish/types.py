@@ -164,6 +164,14 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
+class Image:
+    """An image a tool returned (an MCP server's), for the models that take images."""
+
+    mime: str  # image/png, image/jpeg, image/gif or image/webp
+    data: str  # base64
+
+
+@dataclass(frozen=True)
 class ToolResult:
     """What goes back to the model for one call id."""
 
@@ -171,6 +179,8 @@ class ToolResult:
     name: str
     content: str
     is_error: bool = False
+    # Images that go with `content` (which names each one) where the provider takes them.
+    images: tuple[Image, ...] = ()
 
 
 UNJUDGED = "nothing says the sandbox contains it"
@@ -261,6 +271,8 @@ class Decision:
     # The channel a person answered through when it was not the terminal: "remote" for the
     # web page (docs/SPEC.md §7.5). The audit line says so.
     via: str | None = None
+    # Deny rules to add (an editor's "reject always"), saved to the file when `persist`.
+    forbid: tuple[str, ...] = ()
 
     @classmethod
     def approve(cls, source: Source, rule: str | None = None) -> Decision:
@@ -285,6 +297,13 @@ class Decision:
     ) -> Decision:
         """Skip this call; the rest of the batch goes on."""
         return cls(Outcome.REJECTED_SOFT, source, rule, feedback)
+
+    @classmethod
+    def never(cls, rules: tuple[str, ...], persist: bool) -> Decision:
+        """Skip this call and deny `rules` from now on; the rest of the batch goes on."""
+        return cls(Outcome.REJECTED_SOFT, Source.USER, ", ".join(rules),
+                   f"the person rejects this from now on ({', '.join(rules)})",
+                   forbid=rules, persist=persist)
 
     @classmethod
     def reject_hard(cls, source: Source, feedback: str | None = None) -> Decision:

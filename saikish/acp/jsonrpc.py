@@ -16,6 +16,8 @@ from typing import Any, TextIO
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = (
     -32700, -32600, -32601, -32602, -32603)
+REQUEST_CANCELLED = -32800  # LSP's and ACP's answer to a withdrawn request
+CANCEL_REQUEST = "$/cancel_request"
 
 
 class RpcError(Exception):
@@ -69,20 +71,32 @@ class Connection:
 
     def request(self, method: str, params: Mapping[str, Any]) -> dict[str, Any] | None:
         """Ask the peer and wait for the answer's result; None when the connection closed."""
+        return self.begin(method, params).wait()
+
+    def begin(self, method: str, params: Mapping[str, Any]) -> Pending:
+        """Send a request; its Pending waits for the answer or withdraws the question."""
         with self._lock:
             self._next_id += 1
             number, waiter = self._next_id, _Waiter()
-            self._waiters[number] = waiter
-        if self.closed:
-            return None
-        self.send({"id": number, "method": method, "params": dict(params)})
-        waiter.done.wait()
-        answer = waiter.answer or {}
-        if "error" in answer:
-            error = answer["error"] or {}
-            raise RpcError(int(error.get("code", INTERNAL_ERROR)), str(error.get("message")))
-        result = answer.get("result")
-        return result if isinstance(result, dict) else None
+            if self.closed:  # nobody will answer
+                waiter.done.set()
+            else:
+                self._waiters[number] = waiter
+        if not waiter.done.is_set():
+            self.send({"id": number, "method": method, "params": dict(params)})
+        return Pending(self, number, waiter)
+
+    def withdraw(self, number: int) -> None:
+        """Cancel our request `number` (ACP's `$/cancel_request`, as LSP's): the peer is told,
+        and whoever waits for it gets REQUEST_CANCELLED; a late answer is dropped."""
+        with self._lock:
+            waiter = self._waiters.pop(number, None)
+        if waiter is None:  # answered already
+            return
+        waiter.answer = {"error": {"code": REQUEST_CANCELLED,
+                                   "message": "the request was withdrawn"}}
+        waiter.done.set()
+        self.notify(CANCEL_REQUEST, {"requestId": number})
 
     def serve(self, handler: Handler) -> None:
         """Read messages until the peer closes the stream; then wake every waiting request."""
@@ -156,6 +170,29 @@ def _malformed(message: Any) -> str | None:
         if not isinstance(message.get("params") or {}, dict):
             return "params must be an object"
     return None
+
+
+@dataclass(frozen=True)
+class Pending:
+    """One request of ours on its way: wait for the answer, or withdraw it."""
+
+    connection: Connection
+    number: int
+    waiter: _Waiter
+
+    def wait(self) -> dict[str, Any] | None:
+        """The answer's result; None when the connection closed; RpcError for an error."""
+        self.waiter.done.wait()
+        answer = self.waiter.answer or {}
+        if "error" in answer:
+            error = answer["error"] or {}
+            raise RpcError(int(error.get("code", INTERNAL_ERROR)), str(error.get("message")))
+        result = answer.get("result")
+        return result if isinstance(result, dict) else None
+
+    def withdraw(self) -> None:
+        """Tell the peer we no longer want the answer (see Connection.withdraw)."""
+        self.connection.withdraw(self.number)
 
 
 @dataclass(frozen=True)

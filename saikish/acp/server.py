@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from saikish import __version__
+from saikish.acp.files import editor_files
+from saikish.acp.history import history_updates, text_block, tool_text
 from saikish.acp.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -27,6 +29,8 @@ from saikish.acp.jsonrpc import (
     Reply,
     RpcError,
 )
+from saikish.acp.permission import EditorApprover
+from saikish.acp.startup import announce_startup
 from saikish.errors import SaikishError
 from saikish.events import (
     CallDecided,
@@ -38,89 +42,21 @@ from saikish.events import (
 )
 from saikish.mcp.config import ServerTable, from_editor
 from saikish.runtime.agent import Agent
-from saikish.runtime.approval import ApprovalRequest, Approver
-from saikish.tools.base import Tool
-from saikish.types import Decision, Mode, Source, ToolCall
+from saikish.runtime.approval import Approver
+from saikish.runtime.resume import session_folder
+from saikish.sessions.catalog import SessionInfo, read_info
+from saikish.sessions.log import SUFFIX
+from saikish.tools.base import FileAccess, Tool
+from saikish.types import Mode, ToolCall
 from saikish.view import FileChange, View
 from saikish.vocabulary import ERROR, MAX_ITERATIONS, tier_name
 
 PROTOCOL_VERSION = 1
 PROMPT_END_S = 30.0  # after the editor left: how long a cancelled prompt may take to end
-AgentFactory = Callable[[str, Approver, ServerTable], Agent]
+# (cwd, approver, the editor's servers, a stored session to go on with or None) -> Agent
+AgentFactory = Callable[[str, Approver, ServerTable, "SessionInfo | None"], Agent]
 MODES = {Mode.EVENT_BASED: "Ask before changes", Mode.AUTO_APPROVE: "Approve every call",
          Mode.AUTO_DENY: "Reject every call that would ask"}
-
-@dataclass
-class EditorApprover:
-    """Asks the editor with session/request_permission (options map onto Decisions)."""
-
-    connection: Connection
-    session_id: str
-    cancelled: threading.Event = field(default_factory=threading.Event)
-
-    def ask(self, request: ApprovalRequest) -> Decision:
-        """The editor's answer; a cancelled prompt or a closed editor stops the batch."""
-        if self.cancelled.is_set():
-            return Decision.reject_hard(Source.USER, "the prompt was cancelled in the editor")
-        try:
-            answer = self.connection.request("session/request_permission", {
-                "sessionId": self.session_id, "toolCall": _permission_call(request),
-                "options": _options(request)})
-        except RpcError as exc:  # fails closed: an editor that cannot answer did not say yes
-            return Decision.reject_hard(Source.USER, f"the editor failed to answer: {exc}")
-        return decision_for(answer, request)
-
-
-def decision_for(answer: Mapping[str, Any] | None, request: ApprovalRequest) -> Decision:
-    """ACP's answer -> a Decision: allow_once / allow_always / reject_once / reject_always."""
-    outcome = (answer or {}).get("outcome") or {}
-    meta = _meta(answer) | _meta(outcome)
-    if outcome.get("outcome") != "selected":
-        return Decision.reject_hard(Source.USER, "the editor cancelled the question")
-    option = outcome.get("optionId")
-    edited = meta.get("arguments")
-    if option in ("allow_once", "allow_always") and isinstance(edited, dict):
-        return Decision.edit(request.call.with_arguments(edited))
-    if option == "allow_once":
-        return Decision.approve(Source.USER)
-    if option == "allow_always" and request.assessment.proposed_rules:
-        return Decision.always(request.assessment.proposed_rules, persist=True)
-    if option == "allow_always":
-        return Decision.approve(Source.USER)
-    if option == "reject_once":
-        feedback = meta.get("feedback")
-        return Decision.reject_soft(Source.USER, str(feedback) if feedback else None)
-    return Decision.reject_hard(Source.USER, "stopped in the editor")  # reject_always, unknown
-
-
-def _meta(value: Any) -> dict[str, Any]:
-    """Our keys in an ACP `_meta` object: {"_meta": {"saikish": {"feedback", "arguments"}}}."""
-    meta = value.get("_meta") if isinstance(value, Mapping) else None
-    ours = meta.get("saikish") if isinstance(meta, Mapping) else None
-    return dict(ours) if isinstance(ours, Mapping) else {}
-
-
-def _options(request: ApprovalRequest) -> list[dict[str, str]]:
-    rules = ", ".join(request.assessment.proposed_rules)
-    options = [{"optionId": "allow_once", "name": "Yes", "kind": "allow_once"}]
-    if rules:
-        options.append({"optionId": "allow_always", "name": f"Always: {rules}",
-                        "kind": "allow_always"})
-    options += [{"optionId": "reject_once", "name": "No, tell it why", "kind": "reject_once"},
-                {"optionId": "reject_always", "name": "No, stop", "kind": "reject_always"}]
-    return options
-
-
-def _permission_call(request: ApprovalRequest) -> dict[str, Any]:
-    reason = request.message or request.assessment.reason
-    if request.outside_sandbox:
-        reason += " (runs outside the sandbox)"
-    return {"toolCallId": request.call.id, "title": f"{request.call.name}: {reason}",
-            "rawInput": request.call.wire_arguments,
-            "content": [_text_content(f"{reason}\nrisk: {request.assessment.risk.name}")],
-            "_meta": {"saikish": {"risk": request.assessment.risk.name, "reason": reason,
-                                  "proposedRules": list(request.assessment.proposed_rules)}}}
-
 
 @dataclass
 class EditorUpdates:
@@ -130,6 +66,7 @@ class EditorUpdates:
     session_id: str
     tools: Mapping[str, Tool]
     workspace: str
+    files: FileAccess | None = None  # the editor's buffers, when it offers them
 
     def __call__(self, event: Event) -> None:
         """Send the update for `event`, if the editor shows it."""
@@ -140,8 +77,7 @@ class EditorUpdates:
 
     def _update(self, event: Event) -> dict[str, Any] | None:
         if isinstance(event, TextDelta):
-            return {"sessionUpdate": "agent_message_chunk",
-                    "content": {"type": "text", "text": event.text}}
+            return {"sessionUpdate": "agent_message_chunk", "content": text_block(event.text)}
         if isinstance(event, CallProposed):
             return self._proposed(event.call)
         if isinstance(event, CallDecided):
@@ -158,7 +94,7 @@ class EditorUpdates:
             ok = event.decision.approved and not event.result.is_error
             return {"sessionUpdate": "tool_call_update", "toolCallId": event.call.id,
                     "status": "completed" if ok else "failed",
-                    "content": [_text_content(event.result.content)]}
+                    "content": [tool_text(event.result.content)]}
         return None
 
     def _proposed(self, call: ToolCall) -> dict[str, Any]:
@@ -171,7 +107,7 @@ class EditorUpdates:
             "kind": tool.kind if tool else "other", "status": "pending",
             "rawInput": call.wire_arguments,
             "locations": [{"path": str(Path(self.workspace, p))} for p in paths]}
-        diff = file_diff(tool.show(call, self.workspace)) if tool else None
+        diff = file_diff(tool.show(call, self.workspace, self.files)) if tool else None
         if diff is not None:
             update["content"] = [diff]
         return update
@@ -183,10 +119,6 @@ def file_diff(view: View) -> dict[str, Any] | None:
     if not isinstance(view, FileChange) or view.new is None or not view.path:
         return None
     return {"type": "diff", "path": view.target, "oldText": view.old, "newText": view.new}
-
-
-def _text_content(text: str) -> dict[str, Any]:
-    return {"type": "content", "content": {"type": "text", "text": text}}
 
 
 @dataclass
@@ -205,6 +137,7 @@ class AcpServer:
     connection: Connection
     make_agent: AgentFactory
     sessions: dict[str, EditorSession] = field(default_factory=dict)
+    client: dict[str, Any] = field(default_factory=dict)  # the editor's clientCapabilities
 
     def serve(self) -> int:
         """Run until the editor closes stdin; then every session's MCP servers stop."""
@@ -230,8 +163,8 @@ class AcpServer:
         """Dispatch one request or notification."""
         handlers: dict[str, Callable[[Mapping[str, Any]], dict[str, Any] | None]] = {
             "initialize": self._initialize, "authenticate": lambda p: {},
-            "session/new": self._new_session, "session/set_mode": self._set_mode,
-            "session/cancel": self._cancel}
+            "session/new": self._new_session, "session/load": self._load_session,
+            "session/set_mode": self._set_mode, "session/cancel": self._cancel}
         if method == "session/prompt" and reply is not None:
             self._session(params).approver.cancelled.clear()
             threading.Thread(target=self._prompt, args=(params, reply), daemon=True,
@@ -250,32 +183,56 @@ class AcpServer:
             reply.result(result)
 
     def _initialize(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """What saikish does, and only that: sessions load, prompts take text and embedded
+        resources (no images or audio), MCP servers over stdio and streamable HTTP."""
+        capabilities = params.get("clientCapabilities")
+        self.client = dict(capabilities) if isinstance(capabilities, Mapping) else {}
         return {"protocolVersion": PROTOCOL_VERSION,
-                "agentCapabilities": {"loadSession": False, "promptCapabilities": {
-                    "image": False, "audio": False, "embeddedContext": True}},
+                "agentCapabilities": {
+                    "loadSession": True,
+                    "promptCapabilities": {"image": False, "audio": False,
+                                           "embeddedContext": True},
+                    "mcpCapabilities": {"http": True, "sse": False}},
                 "authMethods": [], "agentInfo": {"name": "saikish", "version": __version__}}
 
     def _new_session(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        cwd = params.get("cwd")
-        if not isinstance(cwd, str) or not Path(cwd).is_absolute():
-            raise RpcError(INVALID_PARAMS, "session/new needs cwd, an absolute path")
-        if not os.path.isdir(cwd):  # False for a NUL or a lone surrogate in it, too
-            raise RpcError(INVALID_PARAMS, f"session/new: cwd {cwd[:200]!r} is not a directory")
-        try:
-            servers = from_editor(params.get("mcpServers"))
-        except ValueError as exc:
-            raise RpcError(INVALID_PARAMS, f"session/new: {exc}") from None
-        session_id = uuid.uuid4().hex
-        approver = EditorApprover(self.connection, session_id)
-        agent = self.make_agent(cwd, approver, servers)
-        agent.subscribe(EditorUpdates(self.connection, session_id, agent.executor.tools,
-                                      agent.executor.session.workspace))
-        self.sessions[session_id] = EditorSession(agent, approver)
-        stored = agent.executor.session  # the session file session/load will read later
+        cwd, servers = _session_place(params, "session/new")
+        session = self._open(cwd, servers, None)
+        stored = session.agent.executor.session  # the session file session/load will read
         meta = {"saikish": {"session": stored.id, "transcriptPath": str(
             stored.transcript.path)}} if stored.transcript is not None else {}
-        return {"sessionId": session_id, "modes": _modes(stored.mode),
+        return {"sessionId": session.approver.session_id, "modes": _modes(stored.mode),
                 **({"_meta": meta} if meta else {})}
+
+    def _load_session(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Go on with a stored session: its conversation is sent again as updates, then the
+        answer comes (ACP's order); new prompts are appended to its file (§10.2)."""
+        cwd, servers = _session_place(params, "session/load")
+        wanted = str(params.get("sessionId", ""))
+        if wanted in self.sessions:
+            raise RpcError(INVALID_PARAMS, f"session/load: session {wanted[:80]!r} is open")
+        info = stored_session(wanted, cwd)
+        session = self._open(cwd, servers, info)
+        for update in history_updates(session.agent.conversation.messages,
+                                      session.agent.registry):
+            self.connection.notify("session/update", {"sessionId": wanted, "update": update})
+        return {"modes": _modes(session.agent.executor.session.mode)}
+
+    def _open(self, cwd: str, servers: ServerTable, info: SessionInfo | None) -> EditorSession:
+        """A new Agent for the editor: subscribed, its servers starting, its files the
+        editor's when it offers them."""
+        approver = EditorApprover(self.connection)
+        agent = self.make_agent(cwd, approver, servers, info)
+        stored = agent.executor.session
+        session_id = approver.session_id = stored.id if stored.transcript is not None \
+            else uuid.uuid4().hex
+        files = agent.executor.run_context.files = editor_files(self.connection, session_id,
+                                                                 self.client)
+        agent.subscribe(EditorUpdates(self.connection, session_id, agent.executor.tools,
+                                      stored.workspace, files))
+        agent.registry.start()  # in the background, while the person writes the prompt
+        session = self.sessions[session_id] = EditorSession(agent, approver)
+        return session
 
     def _set_mode(self, params: Mapping[str, Any]) -> dict[str, Any]:
         try:
@@ -296,6 +253,7 @@ class AcpServer:
         text = prompt_text(params.get("prompt"))
         with session.lock:  # one prompt at a time per session
             try:
+                announce_startup(session.agent.executor.session.mcp, self._notifier(params))
                 result = session.agent.send(text)
             except Exception as exc:  # a bug must answer the request, not hang the editor
                 reply.error(INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
@@ -308,11 +266,42 @@ class AcpServer:
             reply.result({"stopReason": "max_turn_requests"
                           if result.exit_reason == MAX_ITERATIONS else "end_turn"})
 
+    def _notifier(self, params: Mapping[str, Any]) -> Callable[[dict[str, Any]], None]:
+        session_id = str(params.get("sessionId"))
+        return lambda update: self.connection.notify(
+            "session/update", {"sessionId": session_id, "update": update})
+
     def _session(self, params: Mapping[str, Any]) -> EditorSession:
         session = self.sessions.get(str(params.get("sessionId")))
         if session is None:
             raise RpcError(INVALID_PARAMS, f"no session {params.get('sessionId')!r}")
         return session
+
+
+def _session_place(params: Mapping[str, Any], method: str) -> tuple[str, ServerTable]:
+    """session/new's and session/load's cwd (an absolute directory) and MCP servers."""
+    cwd = params.get("cwd")
+    if not isinstance(cwd, str) or not Path(cwd).is_absolute():
+        raise RpcError(INVALID_PARAMS, f"{method} needs cwd, an absolute path")
+    if not os.path.isdir(cwd):  # False for a NUL or a lone surrogate in it, too
+        raise RpcError(INVALID_PARAMS, f"{method}: cwd {cwd[:200]!r} is not a directory")
+    try:
+        return cwd, from_editor(params.get("mcpServers"))
+    except ValueError as exc:
+        raise RpcError(INVALID_PARAMS, f"{method}: {exc}") from None
+
+
+def stored_session(session_id: str, cwd: str) -> SessionInfo:
+    """The stored session `session_id` of the workspace `cwd` (docs/SPEC.md §10.2)."""
+    if not session_id or not session_id.replace("-", "").isalnum():
+        raise RpcError(INVALID_PARAMS, f"session/load: {session_id[:80]!r} is no session id")
+    info = read_info(session_folder() / f"{session_id}{SUFFIX}")
+    if info is None:
+        raise RpcError(INVALID_PARAMS, f"session/load: no stored session {session_id!r}")
+    if os.path.realpath(info.workspace) != os.path.realpath(cwd):
+        raise RpcError(INVALID_PARAMS, f"session/load: session {session_id} was recorded in "
+                                       f"{info.workspace}; load it there")
+    return info
 
 
 def prompt_text(blocks: Any) -> str:

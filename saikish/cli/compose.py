@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from saikish.runtime.agent import Agent
     from saikish.runtime.approval import Approver
     from saikish.runtime.session import Session
+    from saikish.sessions.catalog import SessionInfo
     from saikish.tools.base import Tool
 
 
@@ -152,7 +153,9 @@ def session_tools(session: Session) -> list[Tool]:
     return list(tools.values())
 
 
-def editor_agents(args: argparse.Namespace) -> Callable[[str, Approver, ServerTable], Agent]:
+def editor_agents(
+        args: argparse.Namespace,
+) -> Callable[[str, Approver, ServerTable, SessionInfo | None], Agent]:
     """`saikish acp`: an Agent per editor session, in the directory the editor names."""
     from dataclasses import replace
     from pathlib import Path
@@ -161,9 +164,10 @@ def editor_agents(args: argparse.Namespace) -> Callable[[str, Approver, ServerTa
     from saikish.models import load_model, parse_spec
     from saikish.runtime.agent import Agent
     from saikish.runtime.approval import DeadlineApprover
-    from saikish.runtime.resume import record_new
+    from saikish.runtime.resume import record_new, resume
 
-    def make(cwd: str, approver: Approver, servers: ServerTable) -> Agent:
+    def make(cwd: str, approver: Approver, servers: ServerTable,
+             stored: SessionInfo | None) -> Agent:
         # An editor's folder is a project like any other: its agent.yml only tightens
         # until trusted (docs/SPEC.md §4.8); nothing here asks, so it warns and ignores.
         # The servers the editor names are the person's own: they join agent.yml's.
@@ -174,7 +178,11 @@ def editor_agents(args: argparse.Namespace) -> Callable[[str, Approver, ServerTa
         seconds = timeout_s(args, config)  # the countdown, as in the terminal (docs/SPEC.md §5.2)
         asker = DeadlineApprover(approver, seconds) if seconds else approver
         agent = Agent.create(model, session_tools(session), asker, session=session)
-        record_new(agent)  # what ACP's session/load will read back (docs/SPEC.md §10.2)
+        # A new session file, or the stored one ACP's session/load goes on with (§10.2).
+        if stored is None:
+            record_new(agent)
+        else:
+            resume(agent, stored)
         return agent
 
     return make

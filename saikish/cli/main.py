@@ -291,6 +291,7 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
     rules = rule_warnings(session)
     _warn(io, rules)
     agent = build_agent(config, spec, session, io, timeout_s(args, config), console=console)
+    agent.registry.start()  # MCP servers start now, while the rest gets ready (§7.1)
     if spec.provider != "demo":
         replayed = start(agent, chosen)
         if chosen is not None and replayed is not None:
@@ -310,7 +311,8 @@ def one_shot(args: argparse.Namespace, config: Config, spec: ModelSpec, session:
     finally:
         if remote is not None:
             remote.close()
-    late = agent.registry.notices()  # e.g. an MCP server that crashed after the last turn
+    # e.g. an MCP server that crashed after the last turn, or one still starting at the end
+    late = agent.registry.notices() + agent.registry.unfinished()
     _warn(io, late)
     # Warnings as they stand at the end: an allowlist may break mid-run (§4.8).
     collected.warnings[:0] = [*session.warnings(), *rules]

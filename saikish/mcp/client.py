@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from saikish.mcp.values import (
+    MAX_BACKOFF_S,
     CallResult,
     ListedTool,
     ServerSpec,
@@ -79,6 +80,12 @@ class Servers:
         with self._changed:
             self._changed.wait_for(self._settled, timeout)
 
+    def wait_server(self, name: str, timeout: float) -> None:
+        """Block until the server `name` is not STARTING, or until timeout seconds passed."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._status[name].state is not State.STARTING
+                                   if name in self._status else True, timeout)
+
     def _settled(self) -> bool:
         """Whether every server has left STARTING (call with the lock held)."""
         return all(status.state is not State.STARTING for status in self._status.values())
@@ -96,6 +103,7 @@ class Servers:
         Ctrl-C while waiting cancels the request (the server is told) and re-raises
         KeyboardInterrupt. `progress` is called on the background thread.
         """
+        self._await_start(server, cancel)
         with self._changed:
             refusal = self._refusal(server)
             loop, connection = self._loop, self._connections.get(server)
@@ -109,6 +117,19 @@ class Servers:
             work.close()
             return _not_running(server, "stopped")
         return self._wait(self._specs[server], tool, future, pending, cancel)
+
+    def _await_start(self, server: str, cancel: threading.Event | None) -> None:
+        """Wait while `server` is starting (or starting again after it went away), within
+        its start-up limit and the longest backoff; a cancel stops the wait."""
+        spec = self._specs.get(server)
+        if spec is None or self._thread is None:
+            return
+        limit = (spec.startup_timeout or self._startup_timeout) + MAX_BACKOFF_S
+        deadline = time.monotonic() + limit
+        with self._changed:
+            while self._status[server].state is State.STARTING and \
+                    time.monotonic() < deadline and not (cancel and cancel.is_set()):
+                self._changed.wait(POLL_S)
 
     def _refusal(self, server: str) -> CallResult | None:
         """The error result for a server that cannot take calls (call with the lock held)."""

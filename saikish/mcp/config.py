@@ -31,7 +31,8 @@ from saikish.errors import ConfigError
 from saikish.store.yamlfile import entries, is_null, line_of, plain, seconds
 
 SERVER_KEYS = ("type", "command", "args", "env", "cwd", "url", "headers", "timeout",
-               "trustAnnotations", "includeTools", "excludeTools")
+               "startupTimeout", "trustAnnotations", "includeTools", "excludeTools")
+MAX_STARTUP_TIMEOUT = 86_400.0  # a day: more would overflow the waits that use it
 TYPES = ("stdio", "http", "streamable-http")
 DEFAULT_TIMEOUT = 60.0
 Fields = Mapping[str, tuple[yaml.Node, yaml.Node]]  # a mapping's keys: (key node, value node)
@@ -50,6 +51,8 @@ class McpServer:
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float = DEFAULT_TIMEOUT
+    # Seconds this server may take to start; None: SAIKISH_MCP_STARTUP_TIMEOUT or 30.
+    startup_timeout: float | None = None
     # Hints that lower risk are believed only when True (default: the person's own file).
     trust_annotations: bool = False
     include: tuple[str, ...] = ()
@@ -162,10 +165,22 @@ class _Reader:
             headers=self.names(fields, "headers", key),
             timeout=seconds(fields["timeout"][1] if "timeout" in fields else None, self.path,
                             f"{key}.timeout", DEFAULT_TIMEOUT),
+            startup_timeout=self.startup(fields, key),
             trust_annotations=self.own_file if trust is None else trust,
             include=self.strings(fields, "includeTools", key),
             exclude=self.strings(fields, "excludeTools", key),
             origin=f"{self.path}:{line_of(key_node)}")
+
+    def startup(self, fields: Fields, key: str) -> float | None:
+        """`startupTimeout` in seconds (at most a day), or None when not given."""
+        if "startupTimeout" not in fields or is_null(fields["startupTimeout"][1]):
+            return None
+        node = fields["startupTimeout"][1]
+        value = seconds(node, self.path, f"{key}.startupTimeout", 0.0)
+        if value > MAX_STARTUP_TIMEOUT:
+            raise self.fail(node, f"{key}.startupTimeout",
+                            f"must be at most {MAX_STARTUP_TIMEOUT:g} seconds (a day)")
+        return value
 
     def given(self, fields: Fields, name: str, key: str) -> tuple[yaml.Node, Any, str] | None:
         """The node, the plain value and the dotted key of `name`; None when absent or empty."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,11 +27,12 @@ from saikish.tools.base import RunContext, Tool
 from saikish.tools.sandbox.childenv import OWN_KEYS
 
 if TYPE_CHECKING:
-    from saikish.mcp.client import ListedTool, Servers, ServerSpec, ServerStatus
+    from saikish.mcp.client import CallResult, ListedTool, Servers, ServerSpec, ServerStatus
 
 # What a stdio server inherits from saikish's environment; the rest comes from its `env`.
 PASSED = ("HOME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR")
 STARTUP_TIMEOUT = 30.0  # seconds; SAIKISH_MCP_STARTUP_TIMEOUT overrides
+RESTARTS = 5  # a server that was ready and went away is started again this often
 MAX_STARTUP_TIMEOUT = 86_400.0
 
 
@@ -83,7 +85,8 @@ class McpHost:
 
         out: dict[str, Tool] = {}
         for status in self._servers.status() if self._servers else ():
-            if status.state is State.READY:
+            # A server starting again after it went away keeps its tools on offer.
+            if status.state is State.READY or (status.state is State.STARTING and status.tools):
                 out.update(self._built(status))
         return out
 
@@ -103,6 +106,21 @@ class McpHost:
         with self._lock:
             self._tools[status.name] = (status.tools, tools)
         return tools
+
+    def await_tool(self, name: str) -> None:
+        """Wait for the server `name` (mcp__SERVER__TOOL) names, if it is still starting."""
+        parts = name.split("__")
+        if self._servers is None or len(parts) < 3 or parts[0] != "mcp":
+            return
+        server = next((s for s in self.table if s.name == parts[1]), None)
+        if server is not None:
+            self._servers.wait_server(server.name, (server.startup_timeout or
+                                                    self.startup_timeout) + 5)
+
+    def unfinished(self) -> list[str]:
+        """'mcp server 'x' was still starting: its tools were not offered' for each."""
+        return [f"mcp server '{line.name}' was still starting: its tools were not offered"
+                for line in self.lines() if line.state == "starting"]
 
     def notices(self) -> list[str]:
         """The lines gathered since last asked (failures, notes on dropped variables)."""
@@ -125,7 +143,10 @@ class McpHost:
             specs = []
             for server in self.table:
                 try:
-                    specs.append(self.spec(server))
+                    spec = self.spec(server)
+                    if spec.command and not _findable(spec.command, spec.env.get("PATH")):
+                        raise SpecError(f"command {spec.command!r} not found")  # said now
+                    specs.append(spec)
                 except SpecError as exc:
                     self._refused[server.name] = str(exc)
                     self._notices.append(f"mcp server '{server.name}' failed: {exc}")
@@ -172,9 +193,12 @@ class McpHost:
         from saikish.mcp.client import ServerSpec
 
         expand = _Expander(self.environ, server, self.secrets)
+        limit, setting = server.startup_timeout, _startup_setting(server)
         if server.url is not None:
             return ServerSpec(server.name, url=expand(server.url), timeout=server.timeout,
-                              headers={k: expand(v) for k, v in server.headers.items()})
+                              headers={k: expand(v) for k, v in server.headers.items()},
+                              startup_timeout=limit, startup_setting=setting,
+                              restarts=RESTARTS)
         env = {k: self.environ[k] for k in PASSED if k in self.environ}
         for key, value in server.env.items():
             try:
@@ -188,7 +212,9 @@ class McpHost:
             env[key] = passed
         return ServerSpec(server.name, command=expand(server.command or ""),
                           args=tuple(expand(a) for a in server.args), env=env,
-                          cwd=self._cwd(server, expand), timeout=server.timeout)
+                          cwd=self._cwd(server, expand), timeout=server.timeout,
+                          startup_timeout=limit, startup_setting=setting,
+                          restarts=RESTARTS)
 
     def _cwd(self, server: McpServer, expand: _Expander) -> str:
         folder = Path(self.workspace, os.path.expanduser(expand(server.cwd or ".")))
@@ -205,14 +231,17 @@ class McpHost:
                 self._notices.append(f"mcp server '{status.name}' failed: {status.reason}")
             elif status.state is State.READY and status.reason:  # tools it had to skip
                 self._notices.append(f"mcp server '{status.name}': {status.reason}")
+            elif status.state is State.STARTING and status.reason:  # lost, starting again
+                self._notices.append(f"mcp server '{status.name}' stopped; {status.reason}")
 
     def _call(self, server: str, tool: str, arguments: Mapping[str, Any],
-              context: RunContext) -> tuple[str, bool]:
+              context: RunContext) -> CallResult:
+        from saikish.mcp.client import CallResult
+
         if self._servers is None:
-            return f"mcp server '{server}' is not running", True
-        result = self._servers.call(server, tool, arguments, cancel=context.cancel,
-                                    progress=context.progress)
-        return result.text, result.is_error
+            return CallResult(f"mcp server '{server}' is not running", True)
+        return self._servers.call(server, tool, arguments, cancel=context.cancel,
+                                  progress=context.progress)
 
 
 class _Expander:
@@ -238,6 +267,26 @@ class _Expander:
             raise OwnKeyError(f"a value holds saikish's own API key; it is never passed to a "
                               f"server ({self.server.origin})")
         return expanded
+
+
+def _findable(command: str, path: str | None) -> bool:
+    """False when `command` surely cannot be run: not on PATH, or an absolute path to
+    nothing executable. A relative path is left to the start (its cwd is the server's)."""
+    if os.path.isabs(command):
+        return os.access(command, os.X_OK)
+    if "/" in command:
+        return True
+    return shutil.which(command, path=path) is not None
+
+
+def _startup_setting(server: McpServer) -> str:
+    """Where this server's start-up limit is set, for the message when it runs out."""
+    if server.origin.startswith("the editor"):  # ACP's entries have no such key
+        return "SAIKISH_MCP_STARTUP_TIMEOUT"
+    if server.startup_timeout is not None:
+        return f"startupTimeout in its entry ({server.origin})"
+    return (f"startupTimeout in its entry ({server.origin}), or SAIKISH_MCP_STARTUP_TIMEOUT "
+            f"for every server")
 
 
 def _startup_timeout(environ: Mapping[str, str]) -> tuple[float, str | None]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from saikish.mcp.config import McpServer
 from saikish.mcp.pins import Pins, definition
+from saikish.mcp.values import CallResult
 from saikish.tools.base import RunContext, Tool, ToolOutput
 from saikish.tools.output import truncate
 from saikish.types import Risk
@@ -27,7 +28,7 @@ _NOT_NAME = re.compile(r"[^A-Za-z0-9_-]")
 DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": True}
 
 # (server, tool name, arguments, run context) -> (text for the model, is_error).
-Caller = Callable[[str, str, Mapping[str, Any], RunContext], tuple[str, bool]]
+Caller = Callable[[str, str, Mapping[str, Any], RunContext], CallResult]
 
 
 def wire_name(server: str, tool: str) -> str:
@@ -90,8 +91,9 @@ def server_tool(server: McpServer, name: str, description: str,
 
     def run(arguments: Mapping[str, Any], context: RunContext) -> ToolOutput:
         pins.approve(server.name, name, current)  # it runs: a call of it was approved
-        text, is_error = caller(server.name, name, arguments, context)
-        return ToolOutput(truncate(text, context.output_limit), is_error)
+        result = caller(server.name, name, arguments, context)
+        return ToolOutput(truncate(result.text, context.output_limit), result.is_error,
+                          result.images)
 
     aliases = (full_name(server.name, name),) if full_name(server.name, name) != wire else ()
     return Tool(

@@ -1,17 +1,15 @@
 """One MCP server's connection on the client's event loop (docs/SPEC.md §7.1).
 
 `Connection` starts a server (stdio through `stdio`, or streamable HTTP), lists
-its tools, answers calls and reports its state to `client`. This module and
-`stdio` are the only ones that import the `mcp` SDK, and `client` imports them
+its tools, answers calls and reports its state to `client`. This module, `failures`
+and `stdio` are the only ones that import the `mcp` SDK, and `client` imports them
 only on its background thread, so saikish starts without paying for the SDK.
 """
 
 from __future__ import annotations
 
 import math
-import socket
-import sys
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -27,14 +25,19 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from saikish.mcp.failures import describe, describe_other, is_closed
 from saikish.mcp.listing import ToolListFilter, filtered
 from saikish.mcp.results import result_from_wire
 from saikish.mcp.stdio import Child, exit_reason, last_line, stdio_child, wait_exit
-from saikish.mcp.values import CallResult, ListedTool, ServerSpec, State, one_line
-
-if sys.version_info < (3, 11):
-    # anyio requires the backport below 3.11; mypy may run where it is not installed.
-    from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found, unused-ignore]
+from saikish.mcp.values import (
+    FIRST_BACKOFF_S,
+    MAX_BACKOFF_S,
+    CallResult,
+    ListedTool,
+    ServerSpec,
+    State,
+    one_line,
+)
 
 Report = Callable[[State, str, "tuple[ListedTool, ...]"], None]
 ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
@@ -69,12 +72,31 @@ class Connection:
         self._scope: anyio.CancelScope | None = None
         self._ended: anyio.Event | None = None
         self._stop_requested: anyio.Event | None = None
+        self._was_ready = False  # this attempt reached READY
+        self._tools: tuple[ListedTool, ...] = ()  # the last listing, kept while restarting
+        self._attempt_over: anyio.Event | None = None
+        self.restarted = 0
         self.listing = ToolListFilter()  # drops tool definitions the SDK cannot read
 
     async def serve(self) -> None:
-        """Run the connection until stop() or until the server goes away."""
+        """Run the connection until stop(), or until the server goes away and may not be
+        started again (spec.restarts, with backoff: 1 s, 2 s, 4 s... at most 30 s)."""
         self._ended = anyio.Event()
         self._stop_requested = anyio.Event()
+        try:
+            await self._attempt()
+            while self._was_ready and not self._stopping and self.restarted < self.spec.restarts:
+                if not await self._backoff():
+                    break
+                await self._attempt()
+        finally:
+            self._session = None
+            self._ended.set()
+
+    async def _attempt(self) -> None:
+        """One start of the server, served until it ends; its end is reported."""
+        self._was_ready, self._child, self._http_errors = False, None, []
+        self._attempt_over = anyio.Event()
         try:
             await self._serve()
         except BaseException as exc:  # every failure becomes one line, never a traceback
@@ -83,7 +105,24 @@ class Connection:
             self._finish(State.FAILED, await self._failure(exc))
         finally:
             self._session = None
-            self._ended.set()
+            self._attempt_over.set()
+
+    async def _backoff(self) -> bool:
+        """Wait before starting a lost server again (STARTING says why); False on stop()."""
+        assert self._stop_requested is not None
+        delay = min(FIRST_BACKOFF_S * 2 ** self.restarted, MAX_BACKOFF_S)
+        self.restarted += 1
+        lost = self.reason
+        # Its tools stay offered: a call of one waits for the server to be back.
+        self._report(State.STARTING, f"starting again in {delay:g} s (restart "
+                                     f"{self.restarted} of {self.spec.restarts}) after: {lost}",
+                     self._tools)
+        with anyio.move_on_after(delay):
+            await self._stop_requested.wait()
+        if self._stopping:
+            self._finish(State.STOPPED, "")
+            return False
+        return True
 
     def stop(self) -> None:
         """Ask the connection to close (on the loop thread); serve() then returns.
@@ -97,6 +136,7 @@ class Connection:
             return
         if self._session is None:
             self._scope.cancel()
+            self._stop_requested.set()  # a server waiting to start again stops waiting
         else:
             self._stop_requested.set()
 
@@ -113,7 +153,8 @@ class Connection:
         if not self.spec.command and not self.spec.url:
             self._finish(State.FAILED, "neither a command nor a url is configured")
             return
-        deadline = anyio.current_time() + self._startup_timeout
+        limit = self.spec.startup_timeout or self._startup_timeout
+        deadline = anyio.current_time() + limit
         ready = False
         with anyio.CancelScope(deadline=deadline) as self._scope:
             if self._stopping:
@@ -122,22 +163,30 @@ class Connection:
                 session = await self._open(stack)
                 tools = await list_tools(session)
                 self._scope.deadline = math.inf
-                self._session, ready = session, True
-                self._report(State.READY, self._skipped(), tools)
+                self._session, ready, self._was_ready = session, True, True
+                self._tools = tools
+                again = "started again" if self.restarted else ""
+                self._report(State.READY, "; ".join(filter(None, (again, self._skipped()))),
+                             tools)
                 await self._wait_for_loss()
                 self._scope.deadline = anyio.current_time() + STOP_LIMIT_S
         if self._stopping:
             self._finish(State.STOPPED, "")
         elif not ready and self._scope.cancelled_caught:
-            self._finish(State.FAILED, f"did not start within {self._startup_timeout:g} s")
+            self._finish(State.FAILED, f"did not start within {limit:g} s; give it longer "
+                                       f"with {self.spec.startup_setting} (seconds)")
         else:
             self._finish(State.FAILED, await self._lost_reason(answered=True))
 
     def _finish(self, state: State, reason: str) -> None:
-        """Record the final state and report it."""
+        """Record the final state and report it; a lost server that will be started again
+        is reported by the backoff instead."""
         self._session = None
         self.reason = reason
-        self._report(state, reason, ())
+        restarting = state is State.FAILED and self._was_ready and not self._stopping and \
+            self.restarted < self.spec.restarts
+        if not restarting:
+            self._report(state, reason, ())
 
     async def _open(self, stack: AsyncExitStack) -> ClientSession:
         """Enter the transport and the session, and initialize."""
@@ -252,15 +301,15 @@ class Connection:
         """The error result for a call that raised."""
         name = self.spec.name
         if is_closed(exc):
-            assert self._ended is not None
+            assert self._attempt_over is not None
             with anyio.move_on_after(EXIT_WAIT_S + 1):
-                await self._ended.wait()
+                await self._attempt_over.wait()
             why = self.reason or "the server closed the connection"
             return CallResult(f"mcp server {name!r} stopped during tool {tool!r}: {why}", True)
         if isinstance(exc, ValidationError):
             return CallResult(f"mcp server {name!r}: tool {tool!r} returned a malformed result",
                               is_error=True)
-        detail = one_line(exc.message) if isinstance(exc, MCPError) else _describe_other(exc)
+        detail = one_line(exc.message) if isinstance(exc, MCPError) else describe_other(exc)
         return CallResult(f"mcp server {name!r}: tool {tool!r} failed: {detail}", is_error=True)
 
 
@@ -305,74 +354,3 @@ def listed_tool(tool: types.Tool) -> ListedTool:
         input_schema=tool.input_schema,
         annotations=None if notes is None else notes.model_dump(by_alias=True, exclude_none=True),
     )
-
-
-# -- failure reasons ---------------------------------------------------------------------------
-
-
-def is_closed(exc: BaseException) -> bool:
-    """Whether the exception says the connection closed under a request."""
-    leaf = _leaf(exc)
-    return isinstance(leaf, MCPError) and leaf.code == types.CONNECTION_CLOSED
-
-
-def describe(exc: BaseException, spec: ServerSpec, http_errors: list[str]) -> str:
-    """One line for an exception from starting or talking to a server."""
-    leaf = _leaf(exc)
-    if spec.url:
-        return _describe_http(leaf, spec.url, http_errors)
-    if isinstance(leaf, FileNotFoundError):
-        if spec.cwd and leaf.filename == spec.cwd:
-            return f"directory {spec.cwd!r} not found"
-        return f"command {spec.command!r} not found"
-    if isinstance(leaf, PermissionError):
-        return f"command {spec.command!r} cannot be run: permission denied"
-    return _describe_other(leaf)
-
-
-def _describe_http(leaf: BaseException, url: str, http_errors: list[str]) -> str:
-    """'http://host/mcp: connection refused', 'http://host/mcp: HTTP 401 Unauthorized'."""
-    if http_errors:
-        return f"{url}: {http_errors[-1]}"
-    if isinstance(leaf, httpx2.ConnectError):
-        causes = list(_causes(leaf))
-        if any(isinstance(cause, ConnectionRefusedError) for cause in causes):
-            return f"{url}: connection refused"
-        if any(isinstance(cause, socket.gaierror) for cause in causes):
-            return f"{url}: host not found"
-        return f"{url}: cannot connect: {one_line(str(leaf))}"
-    if isinstance(leaf, httpx2.TimeoutException):
-        return f"{url}: timed out"
-    return f"{url}: {_describe_other(leaf)}"
-
-
-def _describe_other(exc: BaseException) -> str:
-    """The reason for an MCP-level or unexpected error."""
-    leaf = _leaf(exc)
-    if isinstance(leaf, MCPError):
-        return f"error from the server: {one_line(leaf.message)}"
-    if isinstance(leaf, ValidationError):
-        return "the server sent a malformed message"
-    text = one_line(str(leaf))
-    return f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
-
-
-def _causes(exc: BaseException, depth: int = 0) -> Iterator[BaseException]:
-    """The exception, what caused it, and the members of any group among them."""
-    yield exc
-    if depth > 8:
-        return
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            yield from _causes(inner, depth + 1)
-    cause = exc.__cause__ or exc.__context__
-    if cause is not None:
-        yield from _causes(cause, depth + 1)
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first exception inside (nested) exception groups that is not a cancellation."""
-    while isinstance(exc, BaseExceptionGroup):
-        inner = [e for e in exc.exceptions if not isinstance(e, anyio.get_cancelled_exc_class())]
-        exc = (inner or list(exc.exceptions))[0]
-    return exc

@@ -11,6 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from saikish.types import Image
+
+FIRST_BACKOFF_S = 1.0  # the wait before a lost server's first restart; then twice as long
+MAX_BACKOFF_S = 30.0
+
 
 @dataclass(frozen=True)
 class ServerSpec:
@@ -28,6 +33,12 @@ class ServerSpec:
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float = 60.0
+    # Seconds it may take to start (None: the client's default), and where that is set:
+    # the failure names it ("startupTimeout in agent.yml:12, or SAIKISH_MCP_STARTUP_TIMEOUT").
+    startup_timeout: float | None = None
+    startup_setting: str = "SAIKISH_MCP_STARTUP_TIMEOUT"
+    # How many times a server that was ready and went away is started again (with backoff).
+    restarts: int = 0
 
 
 @dataclass(frozen=True)
@@ -50,6 +61,7 @@ class CallResult:
 
     text: str
     is_error: bool = False
+    images: tuple[Image, ...] = ()  # the result's images the models that take them are sent
 
 
 class State(enum.Enum):

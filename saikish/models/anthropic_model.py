@@ -30,7 +30,7 @@ from saikish.models.remote import (
 from saikish.models.sse import events
 from saikish.models.waiting import HOSTED, Waits, is_local, shut_down, waits_for
 from saikish.tools.base import Tool
-from saikish.types import Turn
+from saikish.types import ToolResult, Turn
 
 MAX_TOKENS = 8192
 # Anthropic's prompt caching: a breakpoint after the stable prefix (tools, system prompt,
@@ -142,7 +142,7 @@ def wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
             _add(out, "user", [{"type": "text", "text": message.text}])
         elif isinstance(message, ToolResults):
             _add(out, "user", [{"type": "tool_result", "tool_use_id": r.call_id,
-                                "content": r.content, "is_error": r.is_error}
+                                "content": _result_content(r), "is_error": r.is_error}
                                for r in message.results])
         elif isinstance(message, AssistantMessage):
             turn = message.turn
@@ -153,6 +153,15 @@ def wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                         "input": dict(c.arguments)} for c in turn.tool_calls]
             _add(out, "assistant", blocks or [{"type": "text", "text": "(no answer)"}])
     return out
+
+
+def _result_content(result: ToolResult) -> str | list[dict[str, Any]]:
+    """A tool result's content: its text, and after it the images it returned (§7.1)."""
+    if not result.images:
+        return result.content
+    return [{"type": "text", "text": result.content}, *(
+        {"type": "image", "source": {"type": "base64", "media_type": image.mime,
+                                     "data": image.data}} for image in result.images)]
 
 
 def cached(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

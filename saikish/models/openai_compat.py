@@ -34,7 +34,7 @@ from saikish.models.sse import events
 from saikish.models.text_calls import TextCallFilter, with_text_calls
 from saikish.models.waiting import HOSTED, Waits, is_local, shut_down, waits_for
 from saikish.tools.base import Tool
-from saikish.types import Turn
+from saikish.types import ToolResult, Turn
 
 OLLAMA_DEFAULT = "http://127.0.0.1:11434"
 OPENAI_DEFAULT = "https://api.openai.com/v1"
@@ -188,9 +188,19 @@ def wire_messages(system: str, messages: Sequence[Message]) -> list[dict[str, An
         elif isinstance(message, AssistantMessage):
             out.append(_assistant(message))
         elif isinstance(message, ToolResults):
-            out.extend({"role": "tool", "tool_call_id": r.call_id, "content": r.content}
+            out.extend({"role": "tool", "tool_call_id": r.call_id, "content": _result_text(r)}
                        for r in message.results)
     return out
+
+
+def _result_text(result: ToolResult) -> str:
+    """A tool message holds text only, and not every server behind this API takes images:
+    the model is told that the images the text names were not sent (§7.1)."""
+    if not result.images:
+        return result.content
+    count = len(result.images)
+    return (f"{result.content}\n[{count} image{'s' if count > 1 else ''} above not shown: "
+            f"images are not sent to this provider]")
 
 
 def _assistant(message: AssistantMessage) -> dict[str, Any]:

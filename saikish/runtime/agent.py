@@ -254,9 +254,10 @@ class Agent:
         """Run the loop for one user message; `on_turn_end` runs after each model turn."""
         self._recorder.events.clear()
         self.executor.run_context.cancel.clear()
-        # MCP servers not started yet (the REPL starts them early) start now, and the first
-        # model call waits for their tools: a script or editor has no later turn to see them.
-        self.registry.start(wait=True)
+        # MCP servers not started yet (front ends start them early) start now; the first
+        # model call does not wait for them (§7.1): their tools join the next model call
+        # once listed, and a call of one of their tools waits for its server.
+        self.registry.start()
         mark = len(self.meter.calls)
         result = self._hooked_loop(text, on_text or (lambda piece: None), on_turn_end)
         usage, cost = self.meter.since(mark)  # summaries written for compaction included

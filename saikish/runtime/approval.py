@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Protocol
 
@@ -154,8 +154,10 @@ class DeadlineApprover:
     """Wraps an Approver: an answer slower than `seconds` becomes a timeout (hard reject).
 
     For approvers with no countdown of their own (an editor, a web UI): an
-    unattended session must not wait for ever (docs/SPEC.md §5.2). The late
-    answer is ignored when it comes; the inner approver's thread is a daemon.
+    unattended session must not wait for ever (docs/SPEC.md §5.2). At the
+    deadline the question is withdrawn (`ApprovalRequest.withdrawal`), so an
+    approver that honours it takes its question back (an editor's dialog); a
+    late answer is ignored; the inner approver's thread is a daemon.
     """
 
     inner: Approver
@@ -165,10 +167,13 @@ class DeadlineApprover:
         """The inner decision, or a timeout decision when none came in time."""
         answers: list[Decision] = []
         failures: list[BaseException] = []
+        if request.withdrawal is None:
+            request = replace(request, withdrawal=Withdrawal())
+        asked = request
 
         def wait() -> None:
             try:
-                answers.append(self.inner.ask(request))
+                answers.append(self.inner.ask(asked))
             except BaseException as exc:  # handed to the caller's thread below
                 failures.append(exc)
 
@@ -179,6 +184,8 @@ class DeadlineApprover:
             raise failures[0]
         if answers:
             return answers[0]
+        assert asked.withdrawal is not None
+        asked.withdrawal.withdraw(f"nobody answered within {self.seconds:g}s")
         return Decision.reject_hard(
             Source.TIMEOUT, f"no answer within {self.seconds:g}s: batch stopped")
 

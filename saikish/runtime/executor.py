@@ -160,6 +160,8 @@ class Executor:
         self._risks[current.id] = assessment.risk
         note = self.session.remember(decision.remember, decision.persist, decision.scope) \
             if decision.remember else None
+        if decision.forbid:
+            note = self.session.forbid(decision.forbid, decision.persist)
         view = tool.show(current, self.session.workspace) if tool is not None else None
         self.events.publish(CallDecided(current, decision, assessment, call, view))
         if note:
@@ -240,9 +242,8 @@ class Executor:
                 who = "A hook" if call.id in self._rewritten else "The person"
                 note = (f"\n[{who} edited this call before it ran. It ran with arguments "
                         f"{_args(call)} instead of {_args(original)}.]")
-                result = ToolResult(result.call_id, result.name, result.content + note,
-                                    result.is_error)
-            return ToolResult(original.id, call.name, result.content, result.is_error)
+                result = replace(result, content=result.content + note)
+            return replace(result, call_id=original.id, name=call.name)
         return ToolResult(original.id, call.name, rejection_message(call, decision), True)
 
     def _state(self, call: ToolCall, tool: Tool | None) -> str | None:
@@ -276,7 +277,7 @@ class Executor:
                 return None
             note = sandbox.explain_failure(text) if output.is_error else None
             text = f"{text}\n{note}" if note else text
-        return ToolResult(call.id, call.name, text, output.is_error)
+        return ToolResult(call.id, call.name, text, output.is_error, output.images)
 
     def _confirm(self, call: ToolCall, message: str, payload: dict[str, Any]) -> bool:
         """`ctx.confirm` from a running tool: the same mode, approver and audit (§7.3)."""

@@ -246,14 +246,30 @@ class Session:
         where = "this session" if not persist else "this session (allowedToolsStorage: memory)"
         return f"allowed for {where}: {', '.join(rules)}"
 
-    def _save(self, rules: Sequence[Rule], scope: Scope, allowlist: Allowlist) -> str:
+    def forbid(self, rules: Sequence[str], persist: bool) -> str:
+        """Add deny rules (an editor's "reject always"): to this project's section of the
+        file when `persist` and it can be, else for this session. Returns where they went."""
+        parsed = tuple(parse_rule(text, "reject always") for text in rules)
+        if persist and self.saves_always():
+            assert self.allowlist is not None
+            try:
+                return self._save(parsed, Scope.PROJECT, self.allowlist, "deny")
+            except (AllowlistError, OSError) as exc:
+                self.extra_deny += parsed
+                return f"denied for this session only ({exc})"
+        self.extra_deny += parsed
+        return f"denied for this session: {', '.join(rules)}"
+
+    def _save(self, rules: Sequence[Rule], scope: Scope, allowlist: Allowlist,
+              section: str = "allow") -> str:
         notes = []
         for rule in rules:
             project = self._scope_of(rule, scope)
-            allowlist.add(rule, "allow", project)
+            allowlist.add(rule, section, project)
             where = f"this project ({project})" if project else "every project"
             notes.append(f"{rule} for {where}")
-        return f"saved to {allowlist.path}: {'; '.join(notes)}"
+        saved = "saved to" if section == "allow" else f"saved to the {section} list of"
+        return f"{saved} {allowlist.path}: {'; '.join(notes)}"
 
     def _scope_of(self, rule: Rule, scope: Scope) -> str | None:
         """The project path a rule is saved under, or None for the global lists."""

@@ -6,15 +6,27 @@ import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from saikish.engine.toolfacts import validate
 from saikish.tools.sandbox.jobs import Job
-from saikish.types import Risk, ToolCall
+from saikish.types import Image, Risk, ToolCall
 from saikish.view import Arguments, View
 
 Schema = Mapping[str, Any]
-__all__ = ["RunContext", "Schema", "Tool", "ToolOutput", "validate"]
+__all__ = ["FileAccess", "RunContext", "Schema", "Tool", "ToolOutput", "validate"]
+
+
+class FileAccess(Protocol):
+    """Where the file tools read and write text when it is not the disk: an editor's
+    buffers over ACP (docs/SPEC.md §7.4). OSError says what failed."""
+
+    def read_text(self, path: Path) -> str:
+        """The file's text as the editor has it (unsaved changes included)."""
+
+    def write_text(self, path: Path, content: str) -> None:
+        """Write the whole file through the editor."""
 
 
 class Spawner(Protocol):
@@ -43,6 +55,9 @@ class RunContext:
     # Set by the executor: a running tool's one-line progress ("3/10 reading"), shown live.
     # May be called from another thread (an MCP server's progress notifications).
     progress: Callable[[str], None] | None = None
+    # Set by `saikish acp` when the editor offers its file system: read_file, write_file and
+    # edit_file go through it, so unsaved buffers are seen and edits land in them.
+    files: FileAccess | None = None
 
 
 @dataclass(frozen=True)
@@ -77,17 +92,19 @@ class Tool:
     definition_change: Callable[[], str | None] | None = None
     # What a call will do, as one value every front end renders (saikish/view.py): the
     # command, the file change with its diff, or (by default) the arguments.
-    view: Callable[[ToolCall, str], View] = field(default=lambda call, workspace: Arguments(
-        call.wire_arguments, call.raw_arguments))
+    # `files`: an editor's buffers, read instead of the disk when it offers them (§7.4).
+    view: Callable[[ToolCall, str, FileAccess | None], View] = field(
+        default=lambda call, workspace, files: Arguments(call.wire_arguments,
+                                                         call.raw_arguments))
     # What kind of thing the tool does, in the Agent Client Protocol's words (§7.4):
     # read, edit, delete, move, search, execute, think, fetch or other.
     kind: str = "other"
 
-    def show(self, call: ToolCall, workspace: str) -> View:
+    def show(self, call: ToolCall, workspace: str, files: FileAccess | None = None) -> View:
         """What `call` will do (saikish/view.py); a view the tool cannot work out (arguments
         of the wrong type) is the arguments themselves."""
         try:
-            return self.view(call, workspace)
+            return self.view(call, workspace, files)
         except (TypeError, ValueError, OSError):
             return Arguments(call.wire_arguments, call.raw_arguments)
 
@@ -111,3 +128,4 @@ class ToolOutput:
 
     text: str
     is_error: bool = False
+    images: tuple[Image, ...] = ()  # for the models that take them; `text` names each

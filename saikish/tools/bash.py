@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from saikish.engine.bash.shell import analyse
-from saikish.tools.base import RunContext, Tool, ToolOutput
+from saikish.tools.base import FileAccess, RunContext, Tool, ToolOutput
 from saikish.tools.changes import write_change
 from saikish.tools.output import BoundedText
 from saikish.tools.sandbox.childenv import child_environment, with_git_guards
@@ -125,12 +125,12 @@ def _wait(job: Job, timeout: float, ctx: RunContext) -> str | None:
     return None
 
 
-def bash_view(call: ToolCall, workspace: str) -> Command:
+def bash_view(call: ToolCall, workspace: str, files: FileAccess | None = None) -> Command:
     """The command, and the files its here-documents write (`cat > f <<'EOF'`) as the file
     writes they are (docs/SPEC.md §4.7): cat writes each line of the body with its newline."""
     command = str(call.arguments.get("command", ""))
     writes = tuple(write_change(target.path, body + "\n" if body else "", workspace,
-                                append=target.append)
+                                append=target.append, files=files)
                    for target, body in analyse(command).heredoc_writes)
     return Command(command, writes)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from saikish.store.readfile import not_regular, read_regular
-from saikish.tools.base import ToolOutput
+from saikish.tools.base import FileAccess, ToolOutput
 from saikish.types import ToolCall
 from saikish.view import ChangeKind, FileChange
 
@@ -29,23 +29,25 @@ def apply_edit(text: str, args: Mapping[str, Any]) -> str | ToolOutput:
     return text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
 
 
-def read_text(path: Path) -> str | None:
-    """The file's text, or None when it does not exist, is not UTF-8 text, is not a
-    regular file or is too large to show."""
+def read_text(path: Path, files: FileAccess | None = None) -> str | None:
+    """The file's text (as the editor has it, when `files` are its buffers), or None when
+    it does not exist, is not UTF-8 text, is not a regular file or is too large to show."""
     try:
-        return read_regular(path).decode("utf-8")
+        return files.read_text(path) if files is not None else \
+            read_regular(path).decode("utf-8")
     except (OSError, ValueError):
         return None
 
 
-def write_change(path: str, content: str, workspace: str, append: bool = False) -> FileChange:
+def write_change(path: str, content: str, workspace: str, append: bool = False,
+                 files: FileAccess | None = None) -> FileChange:
     """`path` written whole with `content` (or `content` appended to it)."""
     target = Path(workspace, os.path.expanduser(path))
     special = not_regular(target)
     if special:
         return FileChange(path, ChangeKind.SPECIAL, None, None, note=special,
                           target=str(target))
-    old = read_text(target)
+    old = read_text(target, files)
     if append:
         return FileChange(path, ChangeKind.APPEND, old or "", (old or "") + content,
                           target=str(target))
@@ -53,11 +55,12 @@ def write_change(path: str, content: str, workspace: str, append: bool = False) 
                       content, target=str(target))
 
 
-def edit_change(args: Mapping[str, Any], workspace: str) -> FileChange:
+def edit_change(args: Mapping[str, Any], workspace: str,
+                files: FileAccess | None = None) -> FileChange:
     """edit_file's arguments applied to the file as it is now."""
     path = str(args.get("path", ""))
     target = Path(workspace, os.path.expanduser(path))
-    old = read_text(target)
+    old = read_text(target, files)
     new = apply_edit(old, args) if old is not None else None
     if isinstance(new, str):
         return FileChange(path, ChangeKind.EDIT, old, new, target=str(target))
@@ -66,12 +69,12 @@ def edit_change(args: Mapping[str, Any], workspace: str) -> FileChange:
                       target=str(target))
 
 
-def write_view(call: ToolCall, workspace: str) -> FileChange:
+def write_view(call: ToolCall, workspace: str, files: FileAccess | None) -> FileChange:
     """write_file's view."""
     return write_change(str(call.arguments.get("path", "")),
-                        str(call.arguments.get("content", "")), workspace)
+                        str(call.arguments.get("content", "")), workspace, files=files)
 
 
-def edit_view(call: ToolCall, workspace: str) -> FileChange:
+def edit_view(call: ToolCall, workspace: str, files: FileAccess | None) -> FileChange:
     """edit_file's view."""
-    return edit_change(call.arguments, workspace)
+    return edit_change(call.arguments, workspace, files)

@@ -82,10 +82,25 @@ def _schema(required: list[str], **props: tuple[str, str]) -> dict[str, Any]:
     }
 
 
+def _read(path: Path, ctx: RunContext, cut: bool = False) -> bytes:
+    """The file's bytes: through the editor when it offers its files, else from the disk."""
+    if ctx.files is not None:
+        return ctx.files.read_text(path).encode("utf-8", "surrogateescape")[:MAX_BYTES]
+    return read_regular(path, cut=cut)
+
+
+def _write(path: Path, text: str, ctx: RunContext) -> None:
+    """Write the whole file: through the editor when it offers its files, else atomically."""
+    if ctx.files is not None:
+        ctx.files.write_text(path, text)
+    else:
+        atomic_write(path, text)
+
+
 def read_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     """Numbered lines of a text file, from `offset` (1-based), at most `limit` lines."""
     try:
-        data = read_regular(resolve(str(args["path"]), ctx), cut=True)
+        data = _read(resolve(str(args["path"]), ctx), ctx, cut=True)
     except (OSError, ValueError) as exc:  # ValueError: a NUL or a lone surrogate in the path
         return ToolOutput(f"cannot read {args['path']}: {_why(exc)}", True)
     if b"\x00" in data[:8192]:
@@ -198,7 +213,7 @@ def write_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
                           True)
     try:
         existed = path.exists()
-        atomic_write(path, str(args["content"]))
+        _write(path, str(args["content"]), ctx)
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the path, a lone surrogate
         return ToolOutput(f"cannot write {args['path']}: {getattr(exc, 'strerror', None) or exc}",
                           True)
@@ -210,7 +225,7 @@ def edit_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     """Replace `old_string` by `new_string` (once, unless `replace_all`)."""
     path = resolve(str(args["path"]), ctx)
     try:
-        text = read_regular(path).decode("utf-8")
+        text = _read(path, ctx).decode("utf-8")
     except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or a NUL in the path
         return ToolOutput(f"cannot read {args['path']}: {_why(exc)}", True)
     new = apply_edit(text, args)
@@ -220,7 +235,7 @@ def edit_file(args: Mapping[str, Any], ctx: RunContext) -> ToolOutput:
     if changed:
         return changed
     try:
-        atomic_write(path, new)
+        _write(path, new, ctx)
     except (OSError, ValueError) as exc:
         return ToolOutput(f"cannot write {args['path']}: {getattr(exc, 'strerror', None) or exc}",
                           True)

@@ -37,6 +37,13 @@ class ToolSource(Protocol):
     def notices(self) -> list[str]:
         """One-line remarks gathered since last asked ("mcp server 'x' failed: why")."""
 
+    def await_tool(self, name: str) -> None:
+        """Wait (within its start-up limit) for what may still offer `name`: a server that
+        is starting; at once when nothing that is starting could offer it."""
+
+    def unfinished(self) -> list[str]:
+        """One line for each provider still starting (its tools were never offered)."""
+
 
 class ToolRegistry(Mapping[str, Tool]):
     """Fixed tools, then each source's current tools, MAX_TOOLS in all.
@@ -90,8 +97,8 @@ class ToolRegistry(Mapping[str, Tool]):
     def start(self, wait: bool = False) -> None:
         """Start every source that has not started yet; with `wait`, until its tools are in.
 
-        A front end that started its sources early (the REPL, once its prompt is drawn)
-        never waits here: their tools join the next model call once listed (§7.1).
+        Without `wait` the first model call does not wait for them: their tools join the
+        next model call once listed (§7.1), and a call of one waits for its server.
         """
         for source in self.sources:
             if not source.started:
@@ -107,10 +114,18 @@ class ToolRegistry(Mapping[str, Tool]):
             self._pending = []
         return lines
 
+    def unfinished(self) -> list[str]:
+        """What is still starting, one line each (said when a headless run ends)."""
+        return [line for source in self.sources for line in source.unfinished()]
+
     def __getitem__(self, name: str) -> Tool:
-        tool = self.fixed.get(name)
+        tool = self.fixed.get(name) or self.current().get(name)
         if tool is not None:
             return tool
+        # A call of a tool whose server is still starting (a resumed conversation, a script)
+        # waits for that server rather than failing as unknown.
+        for source in self.sources:
+            source.await_tool(name)
         return self.current()[name]  # a tool left out by the cap is not known to the model
 
     def __iter__(self) -> Iterator[str]:

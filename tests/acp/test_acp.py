@@ -18,11 +18,15 @@ acp = pytest.importorskip("acp", reason="agent-client-protocol is in the test ex
 from acp import text_block  # noqa: E402
 from acp.schema import (  # noqa: E402
     AllowedOutcome,
+    ClientCapabilities,
     DeniedOutcome,
     EnvVariable,
+    FileSystemCapabilities,
     McpServerStdio,
     PermissionOption,
+    ReadTextFileResponse,
     RequestPermissionResponse,
+    WriteTextFileResponse,
 )
 from acp.stdio import spawn_agent_process  # noqa: E402
 
@@ -160,18 +164,43 @@ def test_reject_once_carries_feedback_and_the_batch_goes_on(ws: Path, tmp_path: 
     assert "Feedback: not a" in failed[0]["content"][0]["content"]["text"]
 
 
-def test_reject_always_stops_the_batch(ws: Path, tmp_path: Path) -> None:
+def test_reject_always_rejects_and_remembers_a_deny_rule(ws: Path, tmp_path: Path) -> None:
     model = script(tmp_path, """\
 - tool_calls:
     - {name: bash, arguments: {command: touch a}}
     - {name: bash, arguments: {command: touch b}}
-- text: never
+    - {name: bash, arguments: {command: mkdir c}}
+- text: went on
 """)
-    editor = Editor([pick("reject_always")])
+    editor = Editor([pick("reject_always"), pick("allow_once")])
     assert run(converse(editor, ws, model, "go")) == ["end_turn"]
-    assert len(editor.asked) == 1 and not (ws / "b").exists()
+    # The choice names the rule it remembers, as "Always" names the one it adds.
+    assert editor.asked[0][0].tool_call_id == "call_1"
+    # `touch b` is denied by the remembered rule without a question; `mkdir c` is asked.
+    assert [t.tool_call_id for t, _ in editor.asked] == ["call_1", "call_3"]
+    assert not (ws / "a").exists() and not (ws / "b").exists() and (ws / "c").is_dir()
     assert editor.statuses("call_2") == ["pending", "failed"]
-    assert "never" not in editor.text()
+    assert editor.text() == "went on"  # reject, not stop: the batch and the loop go on
+    saved = (tmp_path / "config" / "allowlist.yaml").read_text()
+    assert "deny:" in saved and "Bash(touch *)" in saved
+    audit = [json.loads(line) for line in
+             (tmp_path / "state" / "audit.jsonl").read_text().splitlines()]
+    assert [(e["decision"], e["source"]) for e in audit][:2] == [
+        ("rejected_soft", "user"), ("rejected_soft", "deny_rule")]
+
+
+def test_reject_always_names_its_rule(ws: Path, tmp_path: Path) -> None:
+    model = script(tmp_path, "- tool_calls: [{name: bash, arguments: {command: touch a}}]\n"
+                             "- text: ok\n")
+    names: list[str] = []
+
+    def choose(tool_call: Any, options: list[PermissionOption]) -> RequestPermissionResponse:
+        names.extend(o.name for o in options)
+        return pick("reject_once")(tool_call, options)
+
+    run(converse(Editor([choose]), ws, model, "go"))
+    assert names == ["Yes", "Always: Bash(touch *)", "No, tell it why",
+                     "Never: Bash(touch *)"]
 
 
 def test_allow_always_saves_the_rule_and_the_next_prompt_does_not_ask(
@@ -253,7 +282,9 @@ def test_a_raw_json_rpc_conversation(ws: Path, tmp_path: Path) -> None:
                            capture_output=True, env=env, cwd=ws, timeout=60, check=False)
     answers = [json.loads(line) for line in first.stdout.splitlines()]
     assert answers[0]["result"]["protocolVersion"] == 1
-    assert answers[0]["result"]["agentCapabilities"]["loadSession"] is False
+    capabilities = answers[0]["result"]["agentCapabilities"]
+    assert capabilities["loadSession"] is True
+    assert capabilities["mcpCapabilities"] == {"http": True, "sse": False}
     assert set(answers[1]["result"]) == {"sessionId", "modes", "_meta"}
     stored = answers[1]["result"]["_meta"]["saikish"]  # what session/load will read later
     assert stored["transcriptPath"] == str(tmp_path / "state" / "sessions" /
@@ -337,3 +368,66 @@ def test_a_contained_call_runs_unasked_and_the_editor_is_told_its_tier(
              u["_meta"]["saikish"]["tier"] for u in editor.updates
              if "_meta" in u or "field_meta" in u}
     assert tiers == {"call_1": "contained", "call_2": "asked"}
+
+
+@dataclass
+class BufferEditor(Editor):
+    """An editor whose open buffer differs from the disk (the SDK's fs methods)."""
+
+    buffers: dict[str, str] = field(default_factory=dict)
+
+    async def read_text_file(self, session_id: str, path: str, line: int | None = None,
+                             limit: int | None = None, **kwargs: Any) -> ReadTextFileResponse:
+        return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id: str, path: str, content: str,
+                              **kwargs: Any) -> WriteTextFileResponse:
+        self.buffers[path] = content
+        return WriteTextFileResponse()
+
+
+def test_the_sdk_client_loads_a_session_and_its_buffers_are_used(ws: Path,
+                                                                 tmp_path: Path) -> None:
+    (ws / "todo.txt").write_text("on disk\n")
+    first = script(tmp_path, """\
+- tool_calls:
+    - {name: edit_file, arguments: {path: todo.txt, old_string: "in buffer", new_string: done}}
+- text: edited
+""")
+    later = tmp_path / "later.yml"
+    later.write_text("- text: loaded\n")
+    editor = BufferEditor([], buffers={str(ws / "todo.txt"): "in buffer\n"})
+
+    async def both() -> tuple[str, list[dict[str, Any]]]:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        client: Any = editor
+        capabilities = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True,
+                                                                  write_text_file=True))
+        async with spawn_agent_process(client, sys.executable, "-m", "saikish", "acp", "-m",
+                                       first, "--auto-approve", "--sandbox", "off", env=env,
+                                       cwd=ws) as (conn, _process):
+            await conn.initialize(protocol_version=1, client_capabilities=capabilities)
+            session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("fix it")])
+        replayed = Editor([])
+        client = replayed
+        async with spawn_agent_process(client, sys.executable, "-m", "saikish", "acp", "-m",
+                                       f"script:{later}", env=env, cwd=ws) as (conn, _process):
+            init = await conn.initialize(protocol_version=1)
+            assert init.agent_capabilities and init.agent_capabilities.load_session
+            await conn.load_session(cwd=str(ws), session_id=session.session_id,
+                                    mcp_servers=[])
+            response = await conn.prompt(session_id=session.session_id,
+                                         prompt=[text_block("and now?")])
+            assert str(response.stop_reason) == "end_turn"
+        return session.session_id, replayed.updates
+
+    _, updates = run(both())
+    assert editor.buffers[str(ws / "todo.txt")] == "done\n"  # the edit landed in the buffer
+    assert (ws / "todo.txt").read_text() == "on disk\n"
+    kinds = [u["sessionUpdate"] for u in updates]
+    assert kinds[:4] == ["user_message_chunk", "tool_call", "tool_call_update",
+                         "agent_message_chunk"]
+    assert updates[0]["content"]["text"] == "fix it" and updates[3]["content"]["text"] == "edited"
+    assert updates[-1] == {"sessionUpdate": "agent_message_chunk",
+                           "content": {"type": "text", "text": "loaded"}}

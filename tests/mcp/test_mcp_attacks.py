@@ -34,6 +34,7 @@ from saikish.mcp.config import McpServer, ServerTable, server_name
 from saikish.mcp.host import McpHost, SpecError
 from saikish.mcp.pins import Pins, definition
 from saikish.mcp.tools import annotation_risk, server_tool, wire_name
+from saikish.mcp.values import CallResult
 from saikish.runtime.approval import ApprovalRequest
 from saikish.runtime.executor import Executor
 from saikish.runtime.session import Session
@@ -73,10 +74,10 @@ def _tool(tmp: Path, *, server: str = "srv", name: str = "add",
     """An MCP tool of `server` whose calls are recorded in `ran` (no process)."""
 
     def caller(srv: str, tool: str, arguments: Mapping[str, Any],
-               context: RunContext) -> tuple[str, bool]:
+               context: RunContext) -> CallResult:
         if ran is not None:
             ran.append(f"{srv}/{tool}: {description}")
-        return reply, False
+        return CallResult(reply)
 
     pins = Pins(tmp / "pins.json")
     spec = McpServer(server, command="x", trust_annotations=trusted, origin="agent.yml:2")

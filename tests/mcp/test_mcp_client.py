@@ -23,8 +23,11 @@ import pytest
 
 from saikish.mcp.client import CallResult, Servers, ServerSpec, ServerStatus, State
 from saikish.mcp.results import result_from_wire
+from saikish.types import Image
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "mcp_server.py"
+PNG_1X1 = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6"
+           "kgAAAABJRU5ErkJggg==")  # the fixture server's one-pixel PNG
 TIME_SERVER = str(Path(sys.executable).parent / "mcp-server-time")
 PYTHON = sys.executable
 
@@ -175,9 +178,10 @@ def test_list_arguments_arrive_as_lists(shared: Servers) -> None:
     assert shared.call("fx", "add_files", {"files": ["a.py", "b.py"]}) == CallResult("a.py b.py")
 
 
-def test_image_becomes_a_note_and_text_follows(shared: Servers) -> None:
+def test_an_image_goes_with_the_result_and_the_text_names_it(shared: Servers) -> None:
     result = shared.call("fx", "image", {})
-    assert result == CallResult("[image: image/png, 70 B, not shown]\na pixel")
+    assert result == CallResult("[image 1: image/png, 70 B, attached]\na pixel",
+                                images=(Image("image/png", PNG_1X1),))
 
 
 def test_is_error_result_is_an_error_with_its_text(shared: Servers) -> None:
@@ -306,10 +310,12 @@ def test_start_failures_each_give_one_line(tmp_path: Path) -> None:
             "missing": (State.FAILED, "command 'saikish-no-such-server' not found"),
             "fails": (State.FAILED, "exited with code 2 before it answered: fixture: cannot start"),
             "nobody": (State.FAILED, f"http://127.0.0.1:{port}/mcp: connection refused"),
-            "hangs": (State.FAILED, "did not start within 2 s"),
+            "hangs": (State.FAILED, "did not start within 2 s; give it longer with "
+                                    "SAIKISH_MCP_STARTUP_TIMEOUT (seconds)"),
         }
         assert hanging.call("hangs", "echo", {}) == CallResult(
-            "mcp server 'hangs' is not running (failed: did not start within 2 s)", True)
+            "mcp server 'hangs' is not running (failed: did not start within 2 s; give it "
+            "longer with SAIKISH_MCP_STARTUP_TIMEOUT (seconds))", True)
     finally:
         servers.close()
         hanging.close()
@@ -461,6 +467,15 @@ def test_importing_the_client_does_not_import_the_sdk() -> None:
      CallResult("a\nb")),
     ({"content": [{"type": "audio", "data": "A" * 16800, "mimeType": "audio/wav"}]},
      CallResult("[audio: audio/wav, 12.3 KB, not shown]")),
+    # An image no provider takes (SVG), or one that is not base64, is described, not sent.
+    ({"content": [{"type": "image", "data": "PHN2Zz4=", "mimeType": "image/svg+xml"}]},
+     CallResult("[image: image/svg+xml, 5 B, not shown]")),
+    ({"content": [{"type": "image", "data": "not base64!", "mimeType": "image/png"}]},
+     CallResult("[image: image/png, 8 B, not shown]")),
+    ({"content": [{"type": "image", "data": PNG_1X1, "mimeType": "image/png"},
+                  {"type": "image", "data": PNG_1X1, "mimeType": "image/gif"}]},
+     CallResult("[image 1: image/png, 70 B, attached]\n[image 2: image/gif, 70 B, attached]",
+                images=(Image("image/png", PNG_1X1), Image("image/gif", PNG_1X1)))),
     ({"content": [{"type": "resource_link", "uri": "file:///r.txt", "name": "r",
                    "mimeType": "text/plain"}]},
      CallResult("[resource: file:///r.txt (text/plain)]")),

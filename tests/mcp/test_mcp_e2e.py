@@ -244,7 +244,7 @@ def test_published_everything_server_through_npx(tmp_path: Path, ws: Path, cli: 
     assert call["result"]["excerpt"] == "Echo: hi there"
 
 
-def test_a_crash_mid_call_is_one_line_and_its_tools_leave(
+def test_a_crash_mid_call_is_one_line_and_the_server_comes_back(
         tmp_path: Path, ws: Path, cli: CLI, tag: str) -> None:
     cfg = server_config(tmp_path, ws, allow=("mcp__fx",), env={"FIXTURE_TAG": tag})
     turns = [{"tool_calls": [{"name": "mcp__fx__crash", "arguments": {}}]},
@@ -257,8 +257,10 @@ def test_a_crash_mid_call_is_one_line_and_its_tools_leave(
     assert crash["result"]["excerpt"].startswith("mcp server 'fx'")
     assert "exited with code 3" in crash["result"]["excerpt"]
     assert "fixture: crashing on purpose" in crash["result"]["excerpt"]
-    assert echo["decision"] == "invalid"  # the crashed server's tools are gone
-    said = [line for line in data["_stderr"].splitlines() if "mcp server 'fx' failed" in line]
+    # The server is started again (tests/test_mcp_lifecycle.py has the backoff); the next
+    # call waits for it.
+    assert echo["decision"] == "approved" and echo["result"]["excerpt"] == "hi"
+    said = [line for line in data["_stderr"].splitlines() if "mcp server 'fx' stopped;" in line]
     assert len(said) == 1 and "exited with code 3" in said[0]
     assert data["_code"] == 0 and data["result"] == "All done."
 

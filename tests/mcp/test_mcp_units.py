@@ -21,6 +21,7 @@ from saikish.mcp.config import McpServer, ServerTable
 from saikish.mcp.host import McpHost
 from saikish.mcp.pins import Pins, definition, describe_change
 from saikish.mcp.tools import annotation_risk, server_tool, wire_name
+from saikish.mcp.values import CallResult
 from saikish.tools.base import RunContext, Tool
 from saikish.types import Autonomy, Mode, Risk, Source, ToolCall, Verdict
 from tests.support.harness import Run
@@ -166,7 +167,7 @@ def test_a_rule_may_name_a_cut_tool_by_its_full_name(tmp_path: Path) -> None:
     long = "export_every_repository_of_the_organisation_as_a_tarball"
     tool = server_tool(McpServer("github", command="x"), long, "Export",
                        {"type": "object"}, None, Pins(tmp_path / "p.json"),
-                       lambda *args: ("", False))
+                       lambda *args: CallResult(""))
     assert len(tool.name) == 64 and tool.aliases == (f"mcp__github__{long}",)
     call = ToolCall("c1", tool.name, {})
     got = decide(call, _ctx(tool, allow=("mcp__github",), deny=(f"mcp__github__{long}",)))
@@ -217,9 +218,9 @@ def _tool(tmp_path: Path, annotations: Mapping[str, Any] | None, trusted: bool =
     ran: list[str] = []
 
     def caller(server: str, name: str, arguments: Mapping[str, Any],
-               context: RunContext) -> tuple[str, bool]:
+               context: RunContext) -> CallResult:
         ran.append(json.dumps(arguments))
-        return "echoed", False
+        return CallResult("echoed")
 
     pins = Pins(tmp_path / "pins.json")
     server = McpServer("srv", command="x", trust_annotations=trusted, origin="agent.yml:2")

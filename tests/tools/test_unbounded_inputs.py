@@ -23,7 +23,7 @@ from saikish.events import Notice, Recorder
 from saikish.models.base import UserMessage
 from saikish.models.script import ScriptModel, parse_turns
 from saikish.runtime.agent import Agent
-from tests.models.test_providers import chunk, sse
+from tests.models.test_providers import call, chunk, sse
 from tests.support.harness import ROOT, Run, write_script
 from tests.support.wire_server import Reply, serve
 
@@ -127,14 +127,17 @@ def mcp_config(tmp_path: Path, **env: str) -> str:
 
 
 def test_at_most_128_tools_go_with_a_request(ws: Path, tmp_path: Path) -> None:
+    # The first request does not wait for the server (§7.1); the model's call of one of its
+    # tools waits for it, and the request after that carries its tools, up to the cap.
+    first = sse(chunk(call(0, "call_0", "mcp__raw__t0", "{}")), chunk(finish="tool_calls"))
     answer = sse(chunk(content="fine"), chunk(finish="stop"))
-    with serve(Reply(answer)) as server:
+    with serve(Reply(first), Reply(answer)) as server:
         user_config(server.url)
         run = subprocess.run([sys.executable, "-m", "saikish", "-p", "hi", "-m", "openai:m",
                               "-c", mcp_config(tmp_path, RAW_TOOLS="1000")], cwd=ws,
                              capture_output=True, text=True, timeout=DEADLINE)
     assert run.returncode == 0, run.stderr
-    sent = [tool["function"]["name"] for tool in server.requests[0]["tools"]]
+    sent = [tool["function"]["name"] for tool in server.requests[1]["tools"]]
     assert len(sent) == 128 and sent[-1] == "mcp__raw__t121"  # after the 6 built-in tools
     assert ("878 MCP tools are not offered to the model: at most 128 tools go with a "
             "request. Left out: mcp__raw__t122, mcp__raw__t123") in run.stderr
