@@ -14,6 +14,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from saikish.errors import SaikishError
 from saikish.types import Risk
@@ -24,6 +25,7 @@ HERE = Path(__file__).resolve().parent
 # engine skip ahead, which makes reading the ~900 KB catalogue at start several times faster.
 _AKA = re.compile(r"\naka[ \t]+([^\n]*)")
 _HEADERS = re.compile(r"\n\[([^\]\n]+)\]")
+_ESCALATION = re.compile(r"\n[ \t]*risk[ \t]+escalation\b")
 _RISKS = {"read": Risk.READ_ONLY, "build": Risk.BUILD_TEST, "write": Risk.WRITE,
           "network": Risk.NETWORK, "destructive": Risk.DESTRUCTIVE, "unknown": Risk.UNKNOWN,
           "escalation": Risk.ESCALATION}
@@ -33,7 +35,17 @@ TERMINAL_ROLES = frozenset({"cmd", "script", "remote"})
 # Example lines (`quiet git log`, `asks git push -f "forces"`): skipped when loading.
 EXAMPLES = ("quiet ", "asks ")
 FLAGS = frozenset({"numbers", "bundled", "open", "subcommands", "shell", "evaluates",
-                    "appends", "separate", "glued", "fetches"})
+                    "appends", "separate", "glued", "fetches", "underscores"})
+# The checkers a `check NAME` line may name: one module each in this folder's sibling
+# package (saikish/engine/commands/checks/NAME.py), listed without importing them.
+CHECKS_DIR = HERE.parent / "checks"
+# `prints-env MODE`: when the command hands environment variables to its output.
+PRINTS_ENV = frozenset({"always", "bare", "unless-runs", "named"})
+# `if-value GLOB... EFFECT "why"`: what a matching operand or option value does.
+# (`prints-env`: the value names something that prints the environment, `npm run env`.)
+VALUE_EFFECTS = {"exec": Risk.UNKNOWN, "network": Risk.NETWORK, "write": Risk.WRITE,
+                 "destructive": Risk.DESTRUCTIVE, "unknown": Risk.UNKNOWN,
+                 "prints-env": Risk.READ_ONLY}
 
 
 class CatalogueError(SaikishError):
@@ -62,6 +74,32 @@ class Effect(enum.Enum):
     READS_AT = "reads-at"
     CODE_FILE = "code-file"
     AS_USER = "as-user"
+    ARGV0 = "argv0"
+    NAMES_FROM = "names-from"
+    PRINTS_ENV = "prints-env"
+    OPERANDS = "operands"
+
+
+@dataclass(frozen=True)
+class Role:
+    """One operand role with its quantifier ('', '*', '+', '?')."""
+
+    name: str
+    quantity: str = ""
+
+
+@dataclass(frozen=True)
+class ValueRule:
+    """`if-value GLOB... EFFECT "why"`: an operand or option value matching one of the
+    globs (case-insensitive) names a program, a remote code source or a local file."""
+
+    globs: tuple[str, ...]
+    risk: Risk
+    why: str
+    # The value runs a program: no rule covers it, and a value built at run time may too.
+    runs: bool = False
+    # The value makes the command print every environment variable (`npm run env`).
+    prints_env: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,6 +116,8 @@ class Option:
     # The names of its values (FILE, NAME...): `reads`/`writes` apply to the ones naming
     # a file, path or directory, or to the first value when none does.
     metavars: tuple[str, ...] = ()
+    # `operands=ROLE,...`: with this option, the operands have these roles instead.
+    operands: tuple[Role, ...] = ()
 
     def file_values(self, count: int) -> list[int]:
         """Which of `count` values `reads`/`writes` apply to."""
@@ -97,19 +137,17 @@ class Option:
 
     @functools.cached_property
     def raises(self) -> bool:
-        """True when using this option changes what the command does beyond its base."""
+        """True when using this option changes what the command does beyond its base.
+
+        A list of names read from a file (`names-from`) is no change here: the finding
+        of its own use asks, and a word built at run time that could spell it is already
+        a read of a place only known at run time."""
         harmless = {Effect.READS, Effect.ENDS_OPTIONS, Effect.SETS, Effect.GIVES_PATTERN,
                     Effect.LISTS, Effect.VERSION, Effect.CHDIR, Effect.READS_AT,
-                    Effect.AS_USER}
+                    Effect.AS_USER, Effect.NAMES_FROM}
+        if self.operands and all(r.name in ("path", "text") for r in self.operands):
+            harmless.add(Effect.OPERANDS)
         return self.risk is not None or bool(self.effects - harmless)
-
-
-@dataclass(frozen=True)
-class Role:
-    """One operand role with its quantifier ('', '*', '+', '?')."""
-
-    name: str
-    quantity: str = ""
 
 
 @dataclass(frozen=True)
@@ -130,6 +168,16 @@ class Entry:
     options: tuple[Option, ...] = ()
     # Another entry whose grammar this one is (`[python -m pytest]` is like `[pytest]`).
     like: str | None = None
+    # `check NAME`: checker modules that read what the words alone do not say.
+    checks: tuple[str, ...] = ()
+    # `if-value`: operand and option values that name programs or remote code.
+    value_rules: tuple[ValueRule, ...] = ()
+    # `runs-project "why"`: it runs the project's own configuration or code.
+    project: str | None = None
+    # `prints-env MODE`: when it prints environment variables (README.md).
+    prints_env: str | None = None
+    # `key-operand KEY ROLE`: operands spelled KEY=VALUE whose value has ROLE (dd of=).
+    key_operands: tuple[tuple[str, str], ...] = ()
     shorts: dict[str, Option] = field(default_factory=dict, compare=False)
     longs: dict[str, Option] = field(default_factory=dict, compare=False)
 
@@ -216,6 +264,17 @@ class Catalogue:
             for path in sorted(self.folder.glob("*.cat")):
                 self._split(path)
         return self._blocks
+
+    def escalators(self) -> frozenset[str]:
+        """Every command name (akas too) whose entry runs as another user (`risk
+        escalation`: sudo, su, doas...): the one list of escalation (docs/SPEC.md §4.1)."""
+        names = set()
+        for name, block in self.blocks().items():
+            if " " not in name and _ESCALATION.search(block.text, block.start, block.end):
+                entry = self.get(name)
+                if entry is not None and entry.risk is Risk.ESCALATION:
+                    names.add(name)
+        return frozenset(names)
 
     def names(self) -> list[str]:
         """Every entry's name (not its aliases), in file order."""
@@ -304,8 +363,44 @@ def _setting(text: str, settings: dict[str, object]) -> None:
         settings["operands"] = tuple(_role(word) for word in rest.split())
     elif key == "if-operands":
         settings["if_operands"] = _if_operands(rest)
+    elif key in _LISTED:
+        listed = settings.setdefault(key, [])
+        assert isinstance(listed, list)
+        listed.append(_LISTED[key](rest))
+    elif key == "runs-project" and _quoted(rest):
+        settings["project"] = _quoted(rest)
+    elif key == "prints-env" and rest in PRINTS_ENV:
+        settings["prints_env"] = rest
     else:
         raise ValueError(f"unknown setting {text!r}")
+
+
+def _check(rest: str) -> str:
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", rest):
+        raise ValueError(f"write check NAME (a checker module's name), not {rest!r}")
+    if not (CHECKS_DIR / f"{rest}.py").is_file():
+        raise ValueError(f"check {rest}: there is no checker module checks/{rest}.py")
+    return rest
+
+
+def _value_rule(rest: str) -> ValueRule:
+    why = _quoted(rest)
+    words = rest.split('"', 1)[0].split()
+    if len(words) < 2 or words[-1] not in VALUE_EFFECTS or not why:
+        raise ValueError(f'write if-value GLOB... EFFECT "why", EFFECT one of '
+                         f'{", ".join(VALUE_EFFECTS)}')
+    return ValueRule(tuple(w.lower() for w in words[:-1]), VALUE_EFFECTS[words[-1]], why,
+                     runs=words[-1] == "exec", prints_env=words[-1] == "prints-env")
+
+
+def _key_operand(rest: str) -> tuple[str, str]:
+    words = rest.split()
+    if len(words) != 2 or words[1] not in ("path", "write", "text"):
+        raise ValueError("write key-operand KEY ROLE, ROLE one of path, write, text")
+    return words[0], words[1]
+
+
+_LISTED = {"check": _check, "if-value": _value_rule, "key-operand": _key_operand}
 
 
 def _risk(word: str) -> Risk:
@@ -352,6 +447,7 @@ def parse_option(text: str) -> Option:
     metavars: tuple[str, ...] = ()
     risk: Risk | None = None
     effects: set[Effect] = set()
+    roles: tuple[Role, ...] = ()
     for word in words:
         match = _SPELLING.match(word) if word[:1] in "-+" else None
         if match:
@@ -362,17 +458,21 @@ def parse_option(text: str) -> Option:
             metavars = metavars or tuple(meta.split(",")) if meta else metavars
         elif word in _RISKS:
             risk = _higher(risk, _RISKS[word])
+        elif word.startswith("operands="):  # jobs -x: the operands are a command
+            roles = tuple(_role(r) for r in word[len("operands="):].split(","))
+            effects.add(Effect.OPERANDS)
         elif word in {e.value for e in Effect}:
             effects.add(Effect(word))
         else:
             raise ValueError(f"{word!r} is neither an option spelling nor an effect")
     if not spellings:
         raise ValueError("an option line needs at least one spelling")
-    if effects & {Effect.EXEC, Effect.CONFIG}:
+    if effects & {Effect.EXEC, Effect.CONFIG, Effect.ARGV0}:
         risk = _higher(risk, Risk.UNKNOWN)
     if effects & {Effect.WRITES, Effect.WRITES_OPERANDS}:
         risk = _higher(risk, Risk.WRITE)
-    return Option(tuple(spellings), tuple(forms), risk, frozenset(effects), why, metavars)
+    return Option(tuple(spellings), tuple(forms), risk, frozenset(effects), why, metavars,
+                  roles)
 
 
 def _higher(a: Risk | None, b: Risk) -> Risk:
@@ -410,4 +510,17 @@ def _build(settings: dict[str, object], options: list[Option], origin: str,
         if_operands=if_operands if isinstance(if_operands, tuple) else None,
         stdin_code=bool(settings.get("stdin")), operands=operands, options=tuple(options),
         like=like if isinstance(like, str) else None,
+        checks=_listed(settings, "check"), value_rules=_listed(settings, "if-value"),
+        project=_text(settings.get("project")), prints_env=_text(settings.get("prints_env")),
+        key_operands=_listed(settings, "key-operand"),
         shorts=shorts, longs=longs)
+
+
+def _listed(settings: dict[str, object], key: str) -> tuple[Any, ...]:
+    listed = settings.get(key, ())
+    assert isinstance(listed, (list, tuple))
+    return tuple(listed)
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
