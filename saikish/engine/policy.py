@@ -23,6 +23,7 @@ from saikish.engine.bash.shell import (
 )
 from saikish.engine.bash.written import assessment_as_written
 from saikish.engine.boundary import read_concern
+from saikish.engine.commands.environment import environment_concern
 from saikish.engine.commands.grammar import Parse, Word, parse
 from saikish.engine.commands.risk import (
     Classification,
@@ -295,7 +296,7 @@ def _decide_bash(command: str, ctx: Context) -> Assessment:
     for cmd, kind in found:
         xargs_input = any(t.path == XARGS_INPUT.value for t in cmd.reads)
         check = _permit(cmd, kind, ctx, naming_xargs=xargs_input)
-        printing = boundary.environment_concern(cmd.argv) if not cmd.wrapper else None
+        printing = environment_concern(cmd) if not cmd.wrapper else None
         if printing is not None and check.allowed_by is None:
             # env / printenv hand every variable to the model: a rule naming it may.
             check = replace(check, caveat=printing, autonomy_may=False)

@@ -26,9 +26,10 @@ from saikish.engine.commands.catalogue import Catalogue
 from saikish.engine.commands.grammar import RUN_TIME_TILDE, Parse, Word, parse
 from saikish.engine.rules import in_git_dir
 
-# Programs that run something as another user or group (docs/SPEC.md §4.1 step 2).
-ESCALATORS = frozenset({"sudo", "su", "doas", "pkexec", "run0", "sudo-rs", "sudoedit",
-                        "ksu", "please", "runuser", "sg", "newgrp", "calife", "super"})
+CATALOGUE = Catalogue()
+# Programs that run something as another user or group (docs/SPEC.md §4.1 step 2): the
+# catalogue's `risk escalation` entries.
+ESCALATORS = CATALOGUE.escalators()
 _SUBST = re.compile(r"\$\(|`|<\(|>\(")
 _RAW_ESCALATION = re.compile(
     r"(?:^|[\s;&|(`{!/=])(?:" + "|".join(sorted(re.escape(e) for e in ESCALATORS))
@@ -59,7 +60,6 @@ MAX_COMMANDS = 2_000  # simple commands in one call; past it the call is asked, 
 # left for bashlex once quoted here-document bodies are cut out.
 MAX_COMMAND = 200_000
 MAX_PARSE = 20_000
-CATALOGUE = Catalogue()
 
 
 @dataclass(frozen=True)
