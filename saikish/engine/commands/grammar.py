@@ -247,7 +247,7 @@ class _Parser:
             self.script_operand(w)
             return None
         walk.operands.append((i, w))
-        if self.entry.style == "posix":
+        if self.entry.style == "posix" or self.entry.has("operand-ends-options"):
             walk.options_done = True
         return i + 1
 

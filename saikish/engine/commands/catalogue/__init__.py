@@ -35,7 +35,8 @@ TERMINAL_ROLES = frozenset({"cmd", "script", "remote"})
 # Example lines (`quiet git log`, `asks git push -f "forces"`): skipped when loading.
 EXAMPLES = ("quiet ", "asks ")
 FLAGS = frozenset({"numbers", "bundled", "open", "subcommands", "shell", "evaluates",
-                    "appends", "separate", "glued", "fetches", "underscores"})
+                    "appends", "separate", "glued", "fetches", "underscores",
+                   "operand-ends-options"})
 # The checkers a `check NAME` line may name: one module each in this folder's sibling
 # package (saikish/engine/commands/checks/NAME.py), listed without importing them.
 CHECKS_DIR = HERE.parent / "checks"
