@@ -151,9 +151,9 @@ class _Parser:
 
     def long_option(self, i: int, text: str) -> int | None:
         name, eq, attached = text.lstrip("-").partition("=")
-        if self.entry.has("underscores"):  # node: --inspect_brk is --inspect-brk
-            name = name.replace("_", "-")
         found = self.lookup_long(name)
+        if found is None and self.entry.has("underscores"):  # node: --inspect_brk
+            found = self.lookup_long(name.replace("_", "-"))
         if found is None and self.entry.has("glued"):
             glued = self.lookup_glued(text)
             if glued is not None:  # gcc -B/tmp, -ofile: the value follows the name

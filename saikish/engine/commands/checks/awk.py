@@ -15,6 +15,8 @@ from saikish.types import Risk
 _AWK_UNSAFE = re.compile(
     r"\bsystem\b|\|\s*getline|\|&|\bprint[f]?\b[^;}\n]*[>|]|\bgetline\b[^;}\n]*<|"
     r"@|\bclose\b|\bfflush\b|ENVIRON|PROCINFO|\"\s*\|")
+# ARGV/ARGC changed in the program name the files awk reads next: no boundary sees them.
+_AWK_ARGV = re.compile(r"\bARG[VC]\b")
 _AWK_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
@@ -28,4 +30,7 @@ def check(found: Parse) -> list[Finding]:
         if _AWK_UNSAFE.search(plain):
             return [Finding(
                 Risk.UNKNOWN, "the awk program runs commands or writes files", hard=True)]
+        if _AWK_ARGV.search(plain):
+            return [Finding(
+                Risk.UNKNOWN, "the awk program names the files it reads (ARGV)", hard=True)]
     return []

@@ -7,7 +7,9 @@ import re
 from saikish.engine.commands.parsed import Finding, Parse
 from saikish.types import Risk
 
-_JQ_UNSAFE = re.compile(r"\$ENV|\benv\b|\bload(_str)?\s*\(|\bstrenv\s*\(|\binput_filename\b")
+# import/include read module and data files (`import "x" as $d;` reads x.json).
+_JQ_UNSAFE = re.compile(r"\$ENV|\benv\b|\bload(_str)?\s*\(|\bstrenv\s*\(|\binput_filename\b|"
+                        r"\bimport\b|\binclude\b")
 
 
 def check(found: Parse) -> list[Finding]:
