@@ -33,6 +33,11 @@ SECRET_NAMES = (
     "*-sa.json", ".my.cnf", ".boto", ".dev.vars", ".secrets", ".secret", "*_history",
     ".*_history", ".vault-token", "*.ovpn", ".s3cfg", ".pgpass", "credentials",
 )
+# Names secret-bearing files take, spelled out: a glob that matches one of them may read
+# a secret (`cat *.pem`, `cat id_*`); the patterns above cannot be matched against a glob.
+SECRET_SAMPLES = ("id_rsa", "id_ed25519", "id_ecdsa", "x.pem", "x.key", "x.p12", "x.pfx",
+                  "credentials", ".env", ".env.local", ".netrc", ".npmrc", ".pypirc",
+                  ".git-credentials", "secrets.json", "x.keystore")
 # Directories whose whole content is credentials (matched on any part of the path).
 SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".password-store",
                "gcloud", ".vault-token")
@@ -143,6 +148,13 @@ def covers(glob: str, concern: str) -> bool:
     directory must not quietly cover the keys inside it (fail closed).
     """
     return concern != SECRET or not any(c in glob for c in "*?[")
+
+
+def glob_may_match_secret(name_glob: str) -> bool:
+    """True when a file-name glob may match a secret-bearing file (a glob without a
+    leading dot does not match dot files, as bash expands it)."""
+    return any(fnmatch.fnmatchcase(sample, name_glob) for sample in SECRET_SAMPLES
+               if name_glob.startswith(".") or not sample.startswith("."))
 
 
 def is_secret_variable(name: str) -> bool:

@@ -6,7 +6,6 @@ call; when the verdict is ASK it hands the Assessment to an Approver.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -486,12 +485,6 @@ _HARMLESS_READS = frozenset({"/dev/null", "/dev/zero", "/dev/random", "/dev/uran
                              "/dev/stdin", "/dev/fd/0", "-"})
 
 
-# Names secret-bearing files take: a glob that matches one of them may read a secret.
-_SECRET_NAMES = ("id_rsa", "id_ed25519", "id_ecdsa", "x.pem", "x.key", "x.p12", "x.pfx",
-                 "credentials", ".env", ".env.local", ".netrc", ".npmrc", ".pypirc",
-                 ".git-credentials", "secrets.json", "x.keystore")
-
-
 def _read_concern(target: Target, ctx: Context) -> str | None:
     if target.path in _HARMLESS_READS:
         return None
@@ -499,8 +492,7 @@ def _read_concern(target: Target, ctx: Context) -> str | None:
         return tiers.RUN_TIME_PATH
     if target.glob:
         directory, name = os.path.split(target.path)
-        if any(fnmatch.fnmatchcase(secret, name) for secret in _SECRET_NAMES
-               if name.startswith(".") or not secret.startswith(".")):
+        if boundary.glob_may_match_secret(name):
             return tiers.GLOB_SECRETS
         if _GLOBBY.search(directory):
             return tiers.RUN_TIME_DIRECTORY
