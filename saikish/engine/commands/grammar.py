@@ -229,7 +229,7 @@ class _Parser:
             walk.code_operand = False
             self.code(w)
             return None
-        role = self.streaming_role(len(walk.operands), w)
+        role = self.streaming_role(len(walk.operands), w, i)
         if role in ("cmd", "script") and (walk.lists or role == "script" and walk.has_code):
             # command -v NAME, python --version; python -c CODE ARGS: arguments, no script
             walk.operands.append((i, w))
@@ -290,9 +290,11 @@ class _Parser:
                 self.enter(sub)
                 self.sub_pending = False
 
-    def streaming_role(self, k: int, w: Word) -> str | None:
-        """The role of operand k when the pattern ends in a terminal role, else None."""
+    def streaming_role(self, k: int, w: Word, i: int) -> str | None:
+        """The role of operand k (words[i]) when the pattern ends in a terminal role."""
         roles = self.walk.roles or self.entry.operands
+        if self.entry.has("first-word-operand") and i > 1 and not self.walk.operands:
+            roles = roles[1:]  # setarch -R CMD: no architecture word after an option
         if not roles or roles[-1].name not in TERMINAL_ROLES:
             return None
         position = 0

@@ -25,7 +25,7 @@ TERMINAL_ROLES = frozenset({"cmd", "script", "remote"})
 EXAMPLES = ("quiet ", "asks ")
 FLAGS = frozenset({"numbers", "bundled", "open", "subcommands", "shell", "evaluates",
                     "appends", "separate", "glued", "fetches", "underscores",
-                   "operand-ends-options"})
+                   "operand-ends-options", "first-word-operand"})
 # The checkers a `check NAME` line may name: one module each in this folder's sibling
 # package (saikish/engine/commands/checks/NAME.py), listed without importing them.
 CHECKS_DIR = HERE.parent / "checks"
