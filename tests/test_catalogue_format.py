@@ -109,3 +109,10 @@ def test_the_catalogue_check_names_a_broken_example_and_exits_1(tmp_path: Path) 
                           check=False, timeout=120)
     assert done.returncode == 1
     assert "t.cat:3: asks 'true'" in done.stdout
+
+
+def test_a_broken_escalation_entry_stays_on_the_escalation_list(tmp_path: Path) -> None:
+    found = catalogue(tmp_path, "[sudo]\nrisk escalation\n--bogus  nonsense\n"
+                                "[ls]\nrisk read\n[su]\nrisk escalation\n")
+    assert found.escalators() == {"sudo", "su"}
+    assert found.get("sudo") is None and found.errors

@@ -47,6 +47,9 @@ ROWS = [
     A("declare -p AWS_SECRET_ACCESS_KEY", "declare -p", SECRET, RUNS),
     A("printf '%s' \"$DB_PASSWORD\"", "printf", SECRET, RUNS),
     A("printenv github_token", "printenv github_token", SECRET, RUNS),
+    A("printenv \"$NAME\"", "printenv", PRINTS, RUNS),
+    A("echo OPENAI_API_KEY | xargs printenv", "printenv", PRINTS, RUNS),
+    A("declare -p \"$v\"", "declare -p", PRINTS, RUNS),
     # Hijack variables, set without an assignment word too.
     A("NODE_OPTIONS=--require=./x.js git status", "git status", "NODE_OPTIONS", RUNS),
     A("export LD_PRELOAD=./x.so; ls", "ls", "LD_PRELOAD", RUNS),

@@ -145,7 +145,8 @@ def _values(walk: Walk, visited: Sequence[Entry]) -> None:
 def _env_printed(walk: Walk) -> tuple[str, ...]:
     """The variables the command prints: names, or '*' for all (`prints-env MODE`)."""
     mode = walk.entry.prints_env
-    names = tuple(w.value.split("=", 1)[0] for _, w in walk.operands)
+    # A name built at run time may be any variable: every one, as far as anyone knows.
+    names = tuple(w.value.split("=", 1)[0] if w.literal else "*" for _, w in walk.operands)
     # Stopped early (a word built at run time): not known to print, and already asked.
     runs = any(not i.script and not i.module for i in walk.inner) or walk.has_code or \
         walk.end < len(walk.words)

@@ -112,7 +112,8 @@ class Catalogue:
         for name, block in self.blocks().items():
             if " " not in name and _ESCALATION.search(block.text, block.start, block.end):
                 entry = self.get(name)
-                if entry is not None and entry.risk is Risk.ESCALATION:
+                # A broken entry that says escalation stays on the list (fail closed).
+                if entry is None or entry.risk is Risk.ESCALATION:
                     names.add(name)
         return frozenset(names)
 
