@@ -110,7 +110,8 @@ class Catalogue:
         escalation`: sudo, su, doas...): the one list of escalation (docs/SPEC.md §4.1)."""
         names = set()
         for name, block in self.blocks().items():
-            if " " not in name and _ESCALATION.search(block.text, block.start, block.end):
+            if " " not in name and block.text.find("escalation", block.start, block.end) >= 0 \
+                    and _ESCALATION.search(block.text, block.start, block.end):
                 entry = self.get(name)
                 # A broken entry that says escalation stays on the list (fail closed).
                 if entry is None or entry.risk is Risk.ESCALATION:
