@@ -116,3 +116,15 @@ def test_a_broken_escalation_entry_stays_on_the_escalation_list(tmp_path: Path) 
                                 "[ls]\nrisk read\n[su]\nrisk escalation\n")
     assert found.escalators() == {"sudo", "su"}
     assert found.get("sudo") is None and found.errors
+
+
+def test_the_catalogue_check_reads_the_variables_file_too(tmp_path: Path) -> None:
+    (tmp_path / "t.cat").write_text("[true]\nrisk read\n", encoding="utf-8")
+    (tmp_path / "variables.txt").write_text("shell PATH\nmagic X\n", encoding="utf-8")
+    script = ("import sys; from pathlib import Path; "
+              "from saikish.engine.commands.catalogue.__main__ import main; "
+              f"sys.exit(main([], Path({str(tmp_path)!r})))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=False, timeout=120)
+    assert done.returncode == 1
+    assert "variables.txt:2: write EFFECT NAME..." in done.stdout
