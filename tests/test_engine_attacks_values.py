@@ -22,8 +22,6 @@ ROWS = [
     A("socat - TCP:h:1!!EXEC:sh", "socat", "a socat address runs a program", RUNS),
     A("socat - \"$ADDR\"", "socat", "built at run time", RUNS),
     A("socat - OPEN:/etc/passwd", "socat", "opens a local file or socket", RUNS),
-    A("dbus-send --address=unixexec:path=/bin/sh,argv1=-c,argv2=id / x.y", "dbus-send",
-      "unixexec: runs a program", RUNS),
     # Remote code by URL or module version: network, never contained.
     A("go run golang.org/x/tools/cmd/stringer@v0.4.0 -type=Pill", "go run",
       "downloads and runs a module"),
