@@ -76,8 +76,12 @@ def test_printer_or_hijack_is_blocked_with_no_rules(row: Attack, autonomy: Auton
     ("printenv OPENAI_API_KEY", "Bash(printenv *)"),
     ("echo $OPENAI_API_KEY", "Bash(echo *)"),
     ("declare -p AWS_SECRET_ACCESS_KEY", "Bash(declare *)"),
+    ("aws configure get aws_secret_access_key", "Bash(aws *)"),
+    ("aws configure export-credentials", "Bash(aws *)"),
+    ("gh auth token", "Bash(gh *)"),
+    ("npm run env", "Bash(npm run *)"),
 ])
-def test_no_rule_covers_printing_a_secret_variable(command: str, rule: str) -> None:
+def test_a_broad_rule_does_not_cover_printing_secrets(command: str, rule: str) -> None:
     found = assess(command, context(Autonomy.CAUTIOUS, allow=[rule]))
     assert found.verdict is not Verdict.ALLOW, explain(found)
 

@@ -38,6 +38,11 @@ def conclude(walk: Walk, visited: Sequence[Entry], sub_end: int) -> Parse:
                                             any(not w.literal for w in words))))
     _if_operands(walk)
     _values(walk, visited)
+    if walk.entry.prints_env == "always" and sub_end:
+        # gh auth token, aws configure get: a rule for the whole tool (`Bash(gh *)`) does
+        # not cover printing its credentials; one naming the subcommand may.
+        walk.findings.append(Finding(Risk.UNKNOWN, f"{walk.name} prints credentials",
+                                     sub_end - 1))
     project = next((e.project for e in visited if e.project), None)
     if project:  # cargo, pylint, make: the repository decides what runs (never verified)
         walk.findings.append(Finding(Risk.BUILD_TEST, project))
