@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from saikish.engine import boundary, tiers
+from saikish.engine import tiers
 from saikish.engine.bash.shell import (
     ESCALATORS,
     XARGS_INPUT,
@@ -14,6 +14,7 @@ from saikish.engine.bash.shell import (
     analyse,
     mentions_escalation,
 )
+from saikish.engine.commands.environment import environment_concern
 from saikish.engine.commands.risk import Classification, auto_approves, classify
 from saikish.engine.context import Context
 from saikish.engine.outcomes import (
@@ -173,7 +174,7 @@ def _command_check(item: Found, ctx: Context) -> tuple[CommandCheck, bool]:
                                                         ctx.containment.protected)), True
     xargs_input = any(t.path == XARGS_INPUT.value for t in cmd.reads)
     check = permit(cmd, kind, ctx, naming_xargs=xargs_input)
-    printing = boundary.environment_concern(cmd.argv) if not cmd.wrapper else None
+    printing = environment_concern(cmd) if not cmd.wrapper else None
     if printing is not None and check.allowed_by is None:
         # env / printenv hand every variable to the model: a rule naming it may.
         check = replace(check, caveat=printing, autonomy_may=False)

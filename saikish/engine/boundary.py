@@ -1,8 +1,9 @@
 """Where reads stop being harmless (docs/SPEC.md §4.8): the workspace edge and secret files.
 
 Pure knowledge, no printing and no policy: `read_concern` says why reading a
-path deserves a question (or None), `environment_concern` says the same of
-commands that print the environment. The policy turns a concern into a
+path deserves a question (or None), `is_secret_variable` which variables hold
+credentials (saikish/engine/commands/environment.py asks it about commands that
+print the environment). The policy turns a concern into a
 question for the file tools; the bash analysis asks the same functions about
 the path operands of read-only commands.
 """
@@ -13,11 +14,12 @@ import fnmatch
 import functools
 import os
 import re
-from collections.abc import Sequence
 
 OUTSIDE = "outside the workspace"
 SECRET = "may hold secrets"
-ENVIRONMENT = "prints environment variables, which may hold secrets"
+ENVIRONMENT = "prints environment variables or credentials, which may hold secrets"
+# How every caveat about a secret value handed on ends (ENVIRONMENT, `echo $TOKEN`).
+SECRET_VALUES = ("which may hold secrets", "which may hold a secret")
 
 # The argument that names the path each built-in read tool reads ("." when absent).
 READ_TOOLS = {"read_file": "path", "list_files": "path", "grep": "path"}
@@ -31,6 +33,11 @@ SECRET_NAMES = (
     "*-sa.json", ".my.cnf", ".boto", ".dev.vars", ".secrets", ".secret", "*_history",
     ".*_history", ".vault-token", "*.ovpn", ".s3cfg", ".pgpass", "credentials",
 )
+# Names secret-bearing files take, spelled out: a glob that matches one of them may read
+# a secret (`cat *.pem`, `cat id_*`); the patterns above cannot be matched against a glob.
+SECRET_SAMPLES = ("id_rsa", "id_ed25519", "id_ecdsa", "x.pem", "x.key", "x.p12", "x.pfx",
+                  "credentials", ".env", ".env.local", ".netrc", ".npmrc", ".pypirc",
+                  ".git-credentials", "secrets.json", "x.keystore")
 # Directories whose whole content is credentials (matched on any part of the path).
 SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".password-store",
                "gcloud", ".vault-token")
@@ -43,14 +50,12 @@ SECRET_PATHS = ("/proc/*/environ", "/proc/*/cmdline", "/proc/*/mem",
                 "/etc/ssh/ssh_host_*key", "/etc/ssl/private/*", "/etc/ssl/private",
                 "/etc/sudoers", "/etc/sudoers.d/*", "/var/lib/*", "/root", "/root/*")
 
-# Variable names that hold credentials by convention.
-SECRET_VARIABLE = re.compile(r"KEY|SECRET|TOKEN|PASS|CREDENTIAL|AUTH|COOKIE|SESSION",
+# Variable names that hold credentials by convention (any case: `printenv github_token`).
+SECRET_VARIABLE = re.compile(r"KEY|SECRET|TOKEN|PASS|CREDENTIAL|AUTH|COOKIE|SESSION|^AWS_",
                               re.IGNORECASE)
 # The patterns above as one regex each (a read is checked on every command: keep it cheap).
 _SECRET_NAMES = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAMES))
 _SECRET_PATHS = re.compile("|".join(fnmatch.translate(p) for p in SECRET_PATHS))
-# Commands that print the environment when they run nothing else.
-_ENV_PRINTERS = frozenset({"printenv", "env", "export", "set", "declare", "typeset"})
 
 
 def resolve(path: str, workspace: str) -> str:
@@ -141,39 +146,14 @@ def covers(glob: str, concern: str) -> bool:
     return concern != SECRET or not any(c in glob for c in "*?[")
 
 
-def environment_concern(argv: Sequence[str]) -> str | None:
-    """ENVIRONMENT when `argv` prints environment variables (env, printenv, export -p, ...)."""
-    if not argv:
-        return None
-    name = os.path.basename(argv[0])
-    if name not in _ENV_PRINTERS:
-        return None
-    rest = list(argv[1:])
-    if name == "printenv":
-        # printenv NAME prints that one variable: only a secret-looking name is a concern.
-        names = [w for w in rest if not w.startswith("-")]
-        return ENVIRONMENT if not names or any(SECRET_VARIABLE.search(n) for n in names) \
-            else None
-    if name == "env":
-        return None if _env_runs_command(rest) else ENVIRONMENT
-    options = [w for w in rest if w.startswith("-")]
-    names = [w for w in rest if not w.startswith("-")]
-    if name == "set":
-        return ENVIRONMENT if not rest else None
-    # export/declare/typeset alone list variables; -p prints them even when named.
-    return ENVIRONMENT if not names or any("p" in o for o in options) else None
+def glob_may_match_secret(name_glob: str) -> bool:
+    """True when a file-name glob may match a secret-bearing file (a glob without a
+    leading dot does not match dot files, as bash expands it)."""
+    return any(fnmatch.fnmatchcase(sample, name_glob) for sample in SECRET_SAMPLES
+               if name_glob.startswith(".") or not sample.startswith("."))
 
 
-def _env_runs_command(words: Sequence[str]) -> bool:
-    """True when `env WORDS` runs a command ('env X=1 cmd') rather than printing."""
-    skip = False
-    for word in words:
-        if skip:
-            skip = False
-        elif word in ("-u", "--unset", "-C", "--chdir"):
-            skip = True
-        elif word.startswith(("-S", "--split-string")):
-            return True  # -S splits a string into a command and runs it
-        elif not word.startswith("-") and "=" not in word:
-            return True
-    return False
+def is_secret_variable(name: str) -> bool:
+    """True when an environment variable's name says it holds a credential (`*_TOKEN`,
+    `*_KEY`, `AWS_*`...): printing its value hands the secret to the model."""
+    return bool(SECRET_VARIABLE.search(name))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from collections.abc import Sequence
@@ -259,8 +258,6 @@ _HARMLESS_READS = frozenset({"/dev/null", "/dev/zero", "/dev/random", "/dev/uran
                              "/dev/stdin", "/dev/fd/0", "-"})
 
 
-# Names secret-bearing files take: a glob that matches one of them may read a secret.
-
 
 _SECRET_NAMES = ("id_rsa", "id_ed25519", "id_ecdsa", "x.pem", "x.key", "x.p12", "x.pfx",
                  "credentials", ".env", ".env.local", ".netrc", ".npmrc", ".pypirc",
@@ -275,8 +272,7 @@ def target_read_concern(target: Target, ctx: Context) -> str | None:
         return tiers.RUN_TIME_PATH
     if target.glob:
         directory, name = os.path.split(target.path)
-        if any(fnmatch.fnmatchcase(secret, name) for secret in _SECRET_NAMES
-               if name.startswith(".") or not secret.startswith(".")):
+        if boundary.glob_may_match_secret(name):
             return tiers.GLOB_SECRETS
         if _GLOBBY.search(directory):
             return tiers.RUN_TIME_DIRECTORY

@@ -89,7 +89,7 @@ def _reads(call: ToolCall, assessment: Assessment, workspace: str) -> list[AskRe
     # The policy found a concern with each of these (else they would be permitted).
     found += [_read_reason(c.argv[1], workspace) for c in _unpermitted(assessment)
               if c.is_redirect and c.argv[:1] == ("reads",)]
-    if any(boundary.environment_concern(c.argv) for c in _commands(assessment)):
+    if any(c.caveat and c.caveat.endswith(boundary.SECRET_VALUES) for c in _commands(assessment)):
         found.append(AskReason.SECRET)
     return found
 

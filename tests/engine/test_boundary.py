@@ -60,16 +60,15 @@ def test_a_link_out_of_the_workspace_is_outside(tmp_path: Path) -> None:
     assert boundary.read_concern("token.txt", str(ws)) == boundary.SECRET  # resolved name
 
 
-@pytest.mark.parametrize(("argv", "prints"), [
-    (["env"], True), (["printenv"], True), (["printenv", "OPENAI_API_KEY"], True),
-    (["env", "-u", "HOME"], True), (["env", "-0"], True), (["export"], True),
-    (["export", "-p"], True), (["declare", "-p", "X"], True), (["set"], True),
-    (["env", "FOO=1", "make"], False), (["env", "-i", "ls"], False),
-    (["env", "-S", "ls -l"], False), (["export", "A=1"], False), (["set", "-e"], False),
-    (["echo", "env"], False), ([], False),
+@pytest.mark.parametrize(("name", "secret"), [
+    ("OPENAI_API_KEY", True), ("GITHUB_TOKEN", True), ("github_token", True),
+    ("AWS_SECRET_ACCESS_KEY", True), ("AWS_PROFILE", True), ("DB_PASSWORD", True),
+    ("HOME", False), ("PATH", False), ("NODE_ENV", False), ("LANG", False),
 ])
-def test_environment_concern(argv: list[str], prints: bool) -> None:
-    assert (boundary.environment_concern(argv) == boundary.ENVIRONMENT) is prints
+def test_secret_variable_names(name: str, secret: bool) -> None:
+    # The one predicate: `printenv NAME` and `echo $NAME` both ask it
+    # (tests/test_engine_attacks_environment.py).
+    assert boundary.is_secret_variable(name) is secret
 
 
 def ctx(allow: tuple[str, ...] = (), autonomy: Autonomy = Autonomy.CAUTIOUS,

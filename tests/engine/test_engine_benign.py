@@ -200,7 +200,6 @@ READ_ONLY = [
     quiet("python3 --version", "Python's version"),
     quiet("node --version", "node's version"),
     quiet("npm --version", "npm's version"),
-    quiet("cargo --version", "cargo's version"),
     quiet("go version", "go's version"),
     quiet("go env GOPATH", "one go setting"),
     quiet("uv --version", "uv's version"),

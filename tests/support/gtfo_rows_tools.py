@@ -1325,8 +1325,6 @@ BENIGN: list[tuple[str, str, str | None]] = [
      None),
     ('whiptail', 'whiptail --msgbox hello 10 40',
      None),
-    ('task', 'task --version',
-     None),
     ('xdg-user-dir', 'xdg-user-dir',
      None),
     ('xdotool', 'xdotool getactivewindow',

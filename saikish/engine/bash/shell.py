@@ -21,8 +21,14 @@ from saikish.engine.bash.arithmetic import (
     arithmetic_names,
 )
 from saikish.engine.bash.facts import ShellAnalysis, SimpleCommand, Target
-from saikish.engine.bash.walker import CATALOGUE, MAX_COMMANDS, _Walker
-from saikish.engine.bash.words import ESCALATORS, XARGS_INPUT, mentions_escalation, unquote
+from saikish.engine.bash.walker import MAX_COMMANDS, _Walker
+from saikish.engine.bash.words import (
+    CATALOGUE,
+    ESCALATORS,
+    XARGS_INPUT,
+    mentions_escalation,
+    unquote,
+)
 from saikish.engine.commands.grammar import Word
 
 __all__ = ["CATALOGUE", "ESCALATORS", "MAX_COMMANDS", "XARGS_INPUT", "ShellAnalysis",

@@ -16,8 +16,7 @@ from saikish.engine.bash.hijack import is_hijack_var
 from saikish.engine.bash.plain import _plain_segments
 from saikish.engine.bash.preparse import Preparsed, preparse
 from saikish.engine.bash.redirects import heredoc_write, nested, redirection, stdin_feed
-from saikish.engine.bash.words import XARGS_INPUT, mentions_escalation, unquote
-from saikish.engine.commands.catalogue import Catalogue
+from saikish.engine.bash.words import CATALOGUE, XARGS_INPUT, mentions_escalation, unquote
 from saikish.engine.commands.grammar import Parse, Word, parse
 from saikish.engine.rules import in_git_dir
 
@@ -29,7 +28,6 @@ MAX_COMMANDS = 2_000  # simple commands in one call; past it the call is asked, 
 # left for bashlex once quoted here-document bodies are cut out.
 MAX_COMMAND = 200_000
 MAX_PARSE = 20_000
-CATALOGUE = Catalogue()
 
 # Builtins that read no file where they run (cd itself moves; the rest print or test words).
 _TOUCHES_NO_FILES = frozenset({"cd", "pushd", "popd", "dirs", "echo", "printf", "true",

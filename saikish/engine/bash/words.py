@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 
+from saikish.engine.commands.catalogue import Catalogue
 from saikish.engine.commands.grammar import RUN_TIME_TILDE, Word
 
-# Programs that run something as another user or group (docs/SPEC.md §4.1 step 2).
-ESCALATORS = frozenset({"sudo", "su", "doas", "pkexec", "run0", "sudo-rs", "sudoedit",
-                        "ksu", "please", "runuser", "sg", "newgrp", "calife", "super"})
+CATALOGUE = Catalogue()  # loaded once for the whole engine
+# Programs that run something as another user or group (docs/SPEC.md §4.1 step 2): the
+# catalogue's `risk escalation` entries.
+ESCALATORS = CATALOGUE.escalators()
 _RAW_ESCALATION = re.compile(
     r"(?:^|[\s;&|(`{!/=])(?:" + "|".join(sorted(re.escape(e) for e in ESCALATORS))
     + r")(?=$|[\s;&|)`}'\"])")

@@ -2,159 +2,47 @@
 
 The format is documented in README.md beside this file (docs/SPEC.md §4.7). Files are
 split into entries once; an entry is parsed the first time a command needs it, so a
-`check` of one command pays only for the entries it uses.
+`check` of one command pays only for the entries it uses. The nouns are in entries.py,
+the reading of lines in syntax.py.
 """
 
 from __future__ import annotations
 
 import bisect
 import dataclasses
-import enum
-import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from saikish.errors import SaikishError
+from saikish.engine.commands.catalogue.entries import (
+    CHECKS_DIR,
+    EXAMPLES,
+    FLAGS,
+    HERE,
+    PRINTS_ENV,
+    ROLES,
+    TERMINAL_ROLES,
+    VALUE_EFFECTS,
+    CatalogueError,
+    Effect,
+    Entry,
+    Option,
+    Role,
+    ValueRule,
+)
+from saikish.engine.commands.catalogue.syntax import parse_entry, parse_option, strip_comment
 from saikish.types import Risk
 
-HERE = Path(__file__).resolve().parent
+__all__ = ["CHECKS_DIR", "EXAMPLES", "FLAGS", "HERE", "PRINTS_ENV", "ROLES", "TERMINAL_ROLES",
+           "VALUE_EFFECTS", "Catalogue", "CatalogueError", "Effect", "Entry", "Option",
+           "Role", "ValueRule", "parse_entry", "parse_option"]
+
 # Headers and aka lines start at the beginning of a line, so a plain scan finds them.
 # Searched with a leading newline, not `^` and MULTILINE: a literal prefix lets the regex
 # engine skip ahead, which makes reading the ~900 KB catalogue at start several times faster.
 _AKA = re.compile(r"\naka[ \t]+([^\n]*)")
 _HEADERS = re.compile(r"\n\[([^\]\n]+)\]")
-_RISKS = {"read": Risk.READ_ONLY, "build": Risk.BUILD_TEST, "write": Risk.WRITE,
-          "network": Risk.NETWORK, "destructive": Risk.DESTRUCTIVE, "unknown": Risk.UNKNOWN,
-          "escalation": Risk.ESCALATION}
-ROLES = frozenset({"path", "text", "write", "cmd", "script", "remote", "var", "assign"})
-# Roles after which every further word belongs to what runs, not to this command.
-TERMINAL_ROLES = frozenset({"cmd", "script", "remote"})
-# Example lines (`quiet git log`, `asks git push -f "forces"`): skipped when loading.
-EXAMPLES = ("quiet ", "asks ")
-FLAGS = frozenset({"numbers", "bundled", "open", "subcommands", "shell", "evaluates",
-                    "appends", "separate", "glued", "fetches"})
-
-
-class CatalogueError(SaikishError):
-    """A catalogue entry that does not parse: names the file and line."""
-
-
-class Effect(enum.Enum):
-    """What an option does besides its risk (README.md, 'Effects')."""
-
-    EXEC = "exec"
-    CONFIG = "config"
-    WRITES = "writes"
-    READS = "reads"
-    WRITES_OPERANDS = "writes-operands"
-    RUNS = "runs"
-    RUNS_REST = "runs-rest"
-    RUNS_SCRIPT = "runs-script"
-    CODE_OPERAND = "code-operand"
-    ENDS_OPTIONS = "ends-options"
-    SETS = "sets"
-    GIVES_PATTERN = "gives-pattern"
-    LISTS = "lists"
-    VERSION = "version"
-    CHDIR = "chdir"
-    RUNS_MODULE = "runs-module"
-    READS_AT = "reads-at"
-    CODE_FILE = "code-file"
-    AS_USER = "as-user"
-
-
-@dataclass(frozen=True)
-class Option:
-    """One option of a command: its spellings, how many values it takes, what it does."""
-
-    spellings: tuple[str, ...]
-    # Per spelling: the values it takes (0 for a flag; -1 for "up to a ';' or '+' word",
-    # find -exec), and whether the value is optional and only ever attached (-i.bak).
-    forms: tuple[tuple[int, bool], ...] = ()
-    risk: Risk | None = None
-    effects: frozenset[Effect] = frozenset()
-    why: str = ""
-    # The names of its values (FILE, NAME...): `reads`/`writes` apply to the ones naming
-    # a file, path or directory, or to the first value when none does.
-    metavars: tuple[str, ...] = ()
-
-    def file_values(self, count: int) -> list[int]:
-        """Which of `count` values `reads`/`writes` apply to."""
-        named = [i for i, m in enumerate(self.metavars[:count])
-                 if any(k in m.upper() for k in ("FILE", "PATH", "DIR"))]
-        return named or ([0] if count else [])
-
-    def form(self, spelling: str) -> tuple[int, bool]:
-        """(values taken, optional) for one of this option's spellings."""
-        return self.forms[self.spellings.index(spelling)]
-
-    @property
-    def name(self) -> str:
-        """The spelling used in messages and deny matching: the long one when there is one."""
-        longs = [s for s in self.spellings if s.startswith("--")]
-        return (longs or list(self.spellings))[0]
-
-    @functools.cached_property
-    def raises(self) -> bool:
-        """True when using this option changes what the command does beyond its base."""
-        harmless = {Effect.READS, Effect.ENDS_OPTIONS, Effect.SETS, Effect.GIVES_PATTERN,
-                    Effect.LISTS, Effect.VERSION, Effect.CHDIR, Effect.READS_AT,
-                    Effect.AS_USER}
-        return self.risk is not None or bool(self.effects - harmless)
-
-
-@dataclass(frozen=True)
-class Role:
-    """One operand role with its quantifier ('', '*', '+', '?')."""
-
-    name: str
-    quantity: str = ""
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One command or subcommand, as its catalogue entry describes it."""
-
-    words: tuple[str, ...]
-    origin: str
-    risk: Risk = Risk.UNKNOWN
-    style: str = "gnu"
-    flags: frozenset[str] = frozenset()
-    global_options_anywhere: bool = False
-    default_sub: str | None = None
-    # (N, risk, why, operands not counted): with N or more operands the risk rises.
-    if_operands: tuple[int, Risk, str, str | None] | None = None
-    stdin_code: bool = False
-    operands: tuple[Role, ...] = (Role("path", "*"),)
-    options: tuple[Option, ...] = ()
-    # Another entry whose grammar this one is (`[python -m pytest]` is like `[pytest]`).
-    like: str | None = None
-    shorts: dict[str, Option] = field(default_factory=dict, compare=False)
-    longs: dict[str, Option] = field(default_factory=dict, compare=False)
-
-    def has(self, flag: str) -> bool:
-        """True when the entry sets the setting `flag` (numbers, open, subcommands...)."""
-        return flag in self.flags
-
-    @functools.cached_property
-    def changing(self) -> tuple[Option, ...]:
-        """The options that change what the command does in any way (effects or risk)."""
-        return tuple(o for o in self.options if o.raises)
-
-    @functools.cached_property
-    def raising(self) -> tuple[Option, ...]:
-        """The options a rule must name: they add a kind of effect, destroy, or run code."""
-        return tuple(o for o in self.options if self.raised_by(o))
-
-    def raised_by(self, option: Option) -> bool:
-        """True when `option` adds a kind of effect this command does not have on its own
-        (curl -o writes), destroys, or runs a program (docs/SPEC.md §4.7); an option of the
-        command's own kind (tar -x for tar) is no raise."""
-        risk = option.risk
-        return risk is not None and risk is not Risk.READ_ONLY and (
-            risk is not self.risk or risk.rank >= Risk.DESTRUCTIVE.rank
-            or bool(option.effects & {Effect.EXEC, Effect.CONFIG}))
+_ESCALATION = re.compile(r"\n[ \t]*risk[ \t]+escalation\b")
 
 
 @dataclass(frozen=True)
@@ -217,6 +105,19 @@ class Catalogue:
                 self._split(path)
         return self._blocks
 
+    def escalators(self) -> frozenset[str]:
+        """Every command name (akas too) whose entry runs as another user (`risk
+        escalation`: sudo, su, doas...): the one list of escalation (docs/SPEC.md §4.1)."""
+        names = set()
+        for name, block in self.blocks().items():
+            if " " not in name and block.text.find("escalation", block.start, block.end) >= 0 \
+                    and _ESCALATION.search(block.text, block.start, block.end):
+                entry = self.get(name)
+                # A broken entry that says escalation stays on the list (fail closed).
+                if entry is None or entry.risk is Risk.ESCALATION:
+                    names.add(name)
+        return frozenset(names)
+
     def names(self) -> list[str]:
         """Every entry's name (not its aliases), in file order."""
         return list(dict.fromkeys(" ".join(b.words) for b in self.blocks().values()))
@@ -239,175 +140,5 @@ class Catalogue:
             if index < 0:
                 continue
             words = list(blocks[index].words)
-            for alias in _strip_comment(aka.group(1)).split():
+            for alias in strip_comment(aka.group(1)).split():
                 self._blocks.setdefault(" ".join(words[:-1] + [alias]), blocks[index])
-
-
-def parse_entry(filename: str, first_line: int, lines: list[str],
-                words: tuple[str, ...] = ()) -> Entry:
-    """An Entry from its block of lines; CatalogueError naming file and line."""
-    settings: dict[str, object] = {"flags": set()}
-    options: list[Option] = []
-    for offset, raw in enumerate(lines, 1):
-        if raw.lstrip().startswith(EXAMPLES):
-            continue  # kept raw: only the catalogue's check judges examples (examples.py)
-        where = f"{filename}:{first_line + offset}"
-        text = _strip_comment(raw)
-        if not text:
-            continue
-        try:
-            if text.startswith(("-", "+")) and not text.startswith("--- "):
-                options.append(parse_option(text))
-            else:
-                _setting(text, settings)
-        except ValueError as exc:
-            raise CatalogueError(f"{where}: {exc}") from None
-    return _build(settings, options, f"{filename}:{first_line}", words)
-
-
-def _strip_comment(line: str) -> str:
-    # '#' starts a comment outside quotes; option spellings never hold '#'.
-    out, quoted = [], False
-    for char in line:
-        if char == '"':
-            quoted = not quoted
-        if char == "#" and not quoted:
-            break
-        out.append(char)
-    return "".join(out).strip()
-
-
-def _setting(text: str, settings: dict[str, object]) -> None:
-    key, _, rest = text.partition(" ")
-    rest = rest.strip()
-    flags = settings["flags"]
-    assert isinstance(flags, set)
-    if key in FLAGS and not rest:
-        flags.add(key)
-    elif key == "risk":
-        settings["risk"] = _risk(rest)
-    elif key == "aka":
-        pass  # read when the file is split
-    elif key == "options":
-        if rest not in ("gnu", "posix", "single", "none"):
-            raise ValueError(f"options is gnu, posix, single or none, not {rest!r}")
-        settings["style"] = rest
-    elif key == "global-options" and rest == "anywhere":
-        settings["anywhere"] = True
-    elif key == "default" and rest:
-        settings["default"] = rest
-    elif key == "like" and rest:
-        settings["like"] = rest
-    elif key == "stdin" and rest == "code":
-        settings["stdin"] = True
-    elif key == "operands":
-        settings["operands"] = tuple(_role(word) for word in rest.split())
-    elif key == "if-operands":
-        settings["if_operands"] = _if_operands(rest)
-    else:
-        raise ValueError(f"unknown setting {text!r}")
-
-
-def _risk(word: str) -> Risk:
-    if word not in _RISKS:
-        raise ValueError(f"risk is one of {', '.join(_RISKS)}, not {word!r}")
-    return _RISKS[word]
-
-
-def _role(word: str) -> Role:
-    name, quantity = (word[:-1], word[-1]) if word[-1:] in "*+?" else (word, "")
-    if name not in ROLES:
-        raise ValueError(f"operand role is one of {', '.join(sorted(ROLES))}, not {name!r}")
-    return Role(name, quantity)
-
-
-def _if_operands(rest: str) -> tuple[int, Risk, str, str | None]:
-    why = _quoted(rest)
-    words = rest.split('"', 1)[0].split()
-    except_glob = None
-    if len(words) == 4 and words[2] == "except":
-        except_glob = words[3]
-        words = words[:2]
-    if len(words) != 2 or not words[0].isdigit():
-        raise ValueError('write if-operands N RISK [except GLOB] ["why"]')
-    risk = Risk.UNKNOWN if words[1] in ("exec", "config") else _risk(words[1])
-    return int(words[0]), risk, why, except_glob
-
-
-def _quoted(text: str) -> str:
-    match = re.search(r'"([^"]*)"', text)
-    return match.group(1) if match else ""
-
-
-_SPELLING = re.compile(
-    r"^(?P<name>--?[^\s=\[]+|\+[^\s=\[]+)(?:(?P<opt>\[=[^\]]*\])|=(?P<meta>\S+))?$")
-
-
-def parse_option(text: str) -> Option:
-    """One option line: spellings, then effects, then an optional "why"."""
-    why = _quoted(text)
-    words = text.split('"', 1)[0].split()
-    spellings: list[str] = []
-    forms: list[tuple[int, bool]] = []
-    metavars: tuple[str, ...] = ()
-    risk: Risk | None = None
-    effects: set[Effect] = set()
-    for word in words:
-        match = _SPELLING.match(word) if word[:1] in "-+" else None
-        if match:
-            spellings.append(match.group("name"))
-            meta = match.group("meta") or ""
-            arity = (-1 if meta.endswith("...;") else len(meta.split(","))) if meta else 0
-            forms.append((arity, bool(match.group("opt"))))
-            metavars = metavars or tuple(meta.split(",")) if meta else metavars
-        elif word in _RISKS:
-            risk = _higher(risk, _RISKS[word])
-        elif word in {e.value for e in Effect}:
-            effects.add(Effect(word))
-        else:
-            raise ValueError(f"{word!r} is neither an option spelling nor an effect")
-    if not spellings:
-        raise ValueError("an option line needs at least one spelling")
-    if effects & {Effect.EXEC, Effect.CONFIG}:
-        risk = _higher(risk, Risk.UNKNOWN)
-    if effects & {Effect.WRITES, Effect.WRITES_OPERANDS}:
-        risk = _higher(risk, Risk.WRITE)
-    return Option(tuple(spellings), tuple(forms), risk, frozenset(effects), why, metavars)
-
-
-def _higher(a: Risk | None, b: Risk) -> Risk:
-    return b if a is None or b.rank > a.rank else a
-
-
-def _build(settings: dict[str, object], options: list[Option], origin: str,
-           words: tuple[str, ...]) -> Entry:
-    flags = settings["flags"]
-    assert isinstance(flags, set)
-    shorts: dict[str, Option] = {}
-    longs: dict[str, Option] = {}
-    style = str(settings.get("style", "gnu"))
-    for option in options:
-        for spelling in option.spellings:
-            single = style == "single" or spelling.startswith("--") or len(spelling) > 2
-            table = longs if single else shorts
-            key = spelling.lstrip("-+") if table is longs else spelling[1:]
-            if spelling.startswith("+"):
-                key = spelling
-            if key in table and table[key] is not option:
-                raise CatalogueError(f"{origin}: option {spelling} is listed twice")
-            table[key] = option
-    risk = settings.get("risk", Risk.UNKNOWN)
-    assert isinstance(risk, Risk)
-    operands = settings.get("operands", (Role("path", "*"),))
-    assert isinstance(operands, tuple)
-    if_operands = settings.get("if_operands")
-    default = settings.get("default")
-    like = settings.get("like")
-    return Entry(
-        words=words, origin=origin, risk=risk, style=style, flags=frozenset(flags),
-        global_options_anywhere=bool(settings.get("anywhere")),
-        default_sub=default if isinstance(default, str) else None,
-        if_operands=if_operands if isinstance(if_operands, tuple) else None,
-        stdin_code=bool(settings.get("stdin")), operands=operands, options=tuple(options),
-        like=like if isinstance(like, str) else None,
-        shorts=shorts, longs=longs)

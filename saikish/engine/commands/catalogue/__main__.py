@@ -8,6 +8,7 @@ from pathlib import Path
 
 from saikish.engine.commands.catalogue import HERE, Catalogue, CatalogueError, parse_entry
 from saikish.engine.commands.catalogue.examples import broken
+from saikish.engine.commands.variables import VARIABLES, read_variables
 
 
 def main(argv: list[str], folder: Path = HERE) -> int:
@@ -21,6 +22,12 @@ def main(argv: list[str], folder: Path = HERE) -> int:
         try:
             parse_entry(block.filename, block.line, block.lines, block.words)
             count += 1
+        except CatalogueError as exc:
+            problems.append(str(exc))
+    variables = folder / VARIABLES.name
+    if variables.exists() and (not files or variables.name in files):
+        try:
+            read_variables(variables)
         except CatalogueError as exc:
             problems.append(str(exc))
     judged, wrong = broken(catalogue, files)

@@ -1,0 +1,19 @@
+"""jq/yq programs that read the environment or files (catalogue: `check jq`)."""
+
+from __future__ import annotations
+
+import re
+
+from saikish.engine.commands.parsed import Finding, Parse
+from saikish.types import Risk
+
+# import/include read module and data files (`import "x" as $d;` reads x.json).
+_JQ_UNSAFE = re.compile(r"\$ENV|\benv\b|\bload(_str)?\s*\(|\bstrenv\s*\(|\binput_filename\b|"
+                        r"\bimport\b|\binclude\b")
+
+
+def check(found: Parse) -> list[Finding]:
+    if any(_JQ_UNSAFE.search(word) for word in found.operands[:1]):
+        return [Finding(
+            Risk.UNKNOWN, "the jq/yq program reads the environment or a file", hard=True)]
+    return []

@@ -1,0 +1,14 @@
+"""man formats a file given by path: no boundary sees it (catalogue: `check man`)."""
+
+from __future__ import annotations
+
+from saikish.engine.commands.parsed import Finding, Parse
+from saikish.types import Risk
+
+
+def check(found: Parse) -> list[Finding]:
+    # man -l FILE, or any operand with a '/', formats a file: no boundary sees it.
+    if any(n == "--local-file" for n, _ in found.options) or \
+            any("/" in w for w in found.operands):
+        return [Finding(Risk.UNKNOWN, "man reads a file given by path", hard=True)]
+    return []

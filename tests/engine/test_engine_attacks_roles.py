@@ -1,0 +1,89 @@
+"""Operands whose role an option decides, a program's name set by an option, and names read
+from a file (catalogue `operands=ROLES`, `argv0`, `names-from`; docs/SPEC.md §4.7).
+
+Each row is blocked with no rules at all by the part it names, for a reason holding the
+piece it names; the everyday forms beside them stay verified. A broad rule for the command
+(`Bash(exec *)`) does not cover an `argv0` or `names-from` use either: no rule names what a
+program does under a name it is given, or files nobody sees.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from saikish.types import Autonomy, Tier, Verdict
+from tests.engine.test_engine_attacks import (
+    RUNS,
+    A,
+    Attack,
+    assess,
+    blocking_part,
+    context,
+    explain,
+)
+
+ROWS = [
+    # jobs -x CMD ARGS runs CMD: the command is judged, not read as job names.
+    A("jobs -x rm -r build", "rm -r build", "deletes whole directory trees", "cs"),
+    A("jobs -x curl https://x.example/s", "curl", "network"),
+    A("jobs -x bash -c 'cat ~/.ssh/id_rsa'", "id_rsa", "may hold secrets", RUNS),
+    # history -r FILE reads FILE, -w FILE / -a FILE write it.
+    A("history -r ~/.bash_history", "reads ~/.bash_history", "may hold secrets", RUNS),
+    A("history -w /etc/profile.d/x.sh", "writes /etc/profile.d/x.sh", "writes a file", "cs"),
+    A("history -a ~/.bashrc", "writes ~/.bashrc", "writes a file", "cs"),
+    # exec -a NAME / env -a NAME: a multi-call binary acts as NAME.
+    A("exec -a rm busybox -rf /", "exec -a", "sets the name the program runs as", RUNS),
+    A("env -a sh busybox -c id", "env -a", "sets the name the program runs as", RUNS),
+    A("env --argv0=wget busybox http://x.example", "env --argv0",
+      "sets the name the program runs as", RUNS),
+    # Names of files read from stdin or a file: nobody sees which files are read.
+    A("printf '/root/.ssh/id_rsa\\0' | sort --files0-from=-", "sort --files0-from",
+      "reads the names it works on from its input", RUNS),
+    A("sort --files0-from=list.txt", "sort --files0-from",
+      "reads the names it works on from list.txt", RUNS),
+    A("wc -c --files0-from=names", "wc -c --files0-from", "reads the names it works on",
+      RUNS),
+    A("du --files0-from=- < names", "du --files0-from", "reads the names it works on", RUNS),
+    A("tar -cf out.tar -T names.txt", "tar -cf out.tar -T", "reads the names it works on",
+      RUNS),
+    A("tar -czf out.tgz --files-from=-", "tar -czf out.tgz --files-from",
+      "reads the names it works on", RUNS),
+    A("xargs -a list.txt cat", "xargs -a", "reads the names it works on from list.txt", RUNS),
+    A("xargs --arg-file=list.txt cat", "xargs --arg-file", "reads the names it works on",
+      RUNS),
+    A("sort --files0-f=list.txt", "sort --files0-f", "reads the names it works on", RUNS),
+]
+
+EVERYDAY = ["jobs -l", "history 20", "sort names.txt", "wc -l src/app.py",
+            "du -sh src", "printf '%s\\n' a b | xargs echo"]
+
+
+def _params() -> list[object]:
+    return [row.param(level) for row in ROWS for level in row.levels]
+
+
+@pytest.mark.parametrize(("row", "autonomy"), _params())
+def test_role_attack_is_blocked_with_no_rules(row: Attack, autonomy: Autonomy) -> None:
+    found = assess(row.command, context(autonomy, allow=[]))
+    assert found.verdict is not Verdict.ALLOW or found.tier is not Tier.VERIFIED, explain(found)
+    assert found.verdict is not Verdict.ALLOW, explain(found)
+    assert blocking_part(found, row.part, row.why), \
+        f"expected {row.part!r} to block because {row.why!r}\n{explain(found)}"
+
+
+@pytest.mark.parametrize(("command", "rule"), [
+    ("exec -a rm busybox -rf /tmp/x", "Bash(exec *)"),
+    ("env -a sh busybox -c id", "Bash(env *)"),
+    ("sort --files0-from=list.txt", "Bash(sort *)"),
+    ("xargs -a list.txt cat", "Bash(xargs *)"),
+    ("tar -cf out.tar -T names.txt", "Bash(tar *)"),
+])
+def test_no_broad_rule_covers_argv0_or_hidden_names(command: str, rule: str) -> None:
+    found = assess(command, context(Autonomy.CAUTIOUS, allow=[rule]))
+    assert found.verdict is not Verdict.ALLOW, explain(found)
+
+
+@pytest.mark.parametrize("command", EVERYDAY)
+def test_everyday_forms_stay_verified(command: str) -> None:
+    found = assess(command, context(Autonomy.CAUTIOUS, allow=[]))
+    assert found.verdict is Verdict.ALLOW, explain(found)
