@@ -139,7 +139,7 @@ def test_always_on_a_runner_names_what_it_runs_never_the_runner(
 
 
 @pytest.mark.parametrize(("command", "expected"), [
-    ("uvx ruff check", ("Bash(uvx ruff *)",)),
+    ("uvx ruff check", ("Bash(uvx ruff check *)",)),
     ("npx cowsay@1.2 hi", ("Bash(npx cowsay@1.2 hi)",)),
     ("go run ./cmd/x", ("Bash(go run ./cmd/x *)",)),
     ("python -m pip install x", ("Bash(python -m pip install *)",)),
