@@ -53,7 +53,8 @@ def test_a_remote_yes_runs_the_call_as_the_persons_answer(remote: Any, ws: Path)
                                   "permitted": False, "reason": "needs approval"}]
     assert question["proposedRules"] == ["Bash(touch *)"]
     assert question["batch_remaining"] == [{"callId": "call_2", "tool": "bash", "summary": "ls"}]
-    assert question["deadline"] - question["timestamp"] == 30_000  # the default countdown
+    # The default countdown, less the moment between asking and sending (a loaded machine).
+    assert 29_000 < question["deadline"] - question["timestamp"] <= 30_000
     client.answer(question, True)
     resolved = client.next("approval_resolved")
     assert resolved["executionId"] == question["executionId"]
