@@ -123,7 +123,7 @@ def test_a_stall_before_the_first_byte_is_reported_and_never_sent_again(api: str
     # The server may still be working on the request: sending it again would queue a
     # second one behind it (a local server with one slot), the failure of issue 23.
     with serve(Reply(b"", stall_first=True)) as s:
-        made = model(api, s.url, first=QUICK)
+        made = model(api, s.url, idle=QUICK, first=QUICK)
         with pytest.raises(ModelError) as raised:
             complete(made)
         tries = len(s.requests)
