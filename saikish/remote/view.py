@@ -13,7 +13,7 @@ from typing import Any
 from saikish.remote.protocol import message
 from saikish.runtime.approval import ApprovalRequest
 from saikish.types import CommandCheck, ToolCall
-from saikish.view import ChangeKind, FileChange, View
+from saikish.view import FileChange, View
 
 # Lines of a diff sent; the rest is counted, never silently cut.
 MAX_DIFF_LINES = 2000
@@ -60,10 +60,9 @@ def file_change(view: View) -> dict[str, Any] | None:
     if not isinstance(view, FileChange) or not view.path:
         return None
     lines = view.diff_lines()
-    kind = ChangeKind.NEW if view.kind is ChangeKind.SPECIAL else view.kind
-    return {"path": view.path, "kind": kind.value, "text": "\n".join(lines[:MAX_DIFF_LINES]),
+    return {"path": view.path, "kind": view.kind.value,
+            "text": "\n".join(lines[:MAX_DIFF_LINES]),
             "more": max(0, len(lines) - MAX_DIFF_LINES)}
-
 
 
 def _summary(call: ToolCall) -> str:

@@ -7,6 +7,7 @@ in test_remote_server.py.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -256,6 +257,14 @@ def test_file_changes_are_shown_as_a_diff(ws: Path, tool: str, arguments: dict[s
     change = file_change(TOOLS[tool].show(ToolCall("c", tool, arguments), str(ws)))
     assert change is not None
     assert (change["kind"], change["text"].splitlines(), change["more"]) == (kind, lines, 0)
+
+
+def test_a_write_to_a_fifo_is_special_not_a_new_file(ws: Path) -> None:
+    """The page says the write will fail, as the box does; nothing reads the FIFO."""
+    os.mkfifo(ws / "pipe")
+    change = file_change(TOOLS["write_file"].show(
+        ToolCall("c", "write_file", {"path": "pipe", "content": "x\n"}), str(ws)))
+    assert change is not None and (change["kind"], change["text"]) == ("special", "")
 
 
 def test_a_huge_diff_is_cut_and_says_how_much(ws: Path) -> None:

@@ -74,7 +74,8 @@
 
   function diffView(diff) {
     const words = { new: "new file", overwrite: "overwrite", edit: "edit",
-                    edit_fails: "edit (does not apply to the current file; it will fail)" };
+                    edit_fails: "edit (does not apply to the current file; it will fail)",
+                    special: "write (not a regular file; it will fail)" };
     const pre = el("pre", { class: "code diff" });
     for (const line of diff.text.split("\n")) {
       const kind = line.startsWith("@@") ? "hunk" : line.startsWith("+") ? "add"
