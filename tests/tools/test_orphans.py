@@ -257,3 +257,38 @@ def test_a_dead_weak_proxy_among_the_objects_does_not_break_the_look() -> None:
         assert child.pid in own_children() and holder
     finally:
         child.wait()
+
+
+def test_looking_for_own_children_leaves_other_threads_tuples_alone() -> None:
+    """A look through every object (gc.get_objects) handed out a tuple another thread was
+    still building; that thread then failed with SystemError when it grew the tuple (a
+    sandboxed session's mounts, in CI). The look now finds Popen objects, subclasses' too,
+    by what refers to their classes."""
+    import threading
+
+    class Own(subprocess.Popen[bytes]):
+        pass
+
+    failures: list[BaseException] = []
+    stop = threading.Event()
+
+    def build() -> None:
+        while not stop.is_set():
+            try:
+                tuple(str(n) for n in range(50))  # grows past its first guess of 10
+            except SystemError as error:
+                failures.append(error)
+
+    builder = threading.Thread(target=build)
+    plain, own = subprocess.Popen(["sleep", "60"]), Own(["sleep", "60"])
+    builder.start()
+    try:
+        for _ in range(100):
+            assert {plain.pid, own.pid} <= own_children()
+    finally:
+        stop.set()
+        builder.join()
+        for child in (plain, own):
+            child.kill()
+            child.wait()
+    assert failures == []

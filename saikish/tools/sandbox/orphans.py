@@ -143,9 +143,20 @@ def own_children() -> set[int]:
 
 
 def _popens(kind: type[Any]) -> list[Any]:
-    """Every live object of `kind`. By type(), not isinstance(): a weak proxy whose
-    object is gone raises ReferenceError on isinstance()."""
-    return [each for each in gc.get_objects() if issubclass(type(each), kind)]
+    """Every live object of `kind` or of a subclass, found as what refers to those classes
+    (an instance refers to its class). Not by gc.get_objects(): that hands out every
+    object, a tuple another thread is still building included, and that thread then fails
+    with SystemError when it resizes the tuple. By type(), not isinstance(): a weak proxy
+    whose object is gone raises ReferenceError on isinstance()."""
+    classes = _with_subclasses(kind)
+    return [each for each in gc.get_referrers(*classes) if type(each) in classes]
+
+
+def _with_subclasses(kind: type[Any]) -> set[type[Any]]:
+    found = {kind}
+    for sub in kind.__subclasses__():
+        found |= _with_subclasses(sub)
+    return found
 
 
 def end_adopted(grace: float = 1.0) -> None:
