@@ -68,6 +68,33 @@ def _rank(risk: Risk) -> int:
     return risk._value_[0]
 
 
+class ReasonKind(enum.Enum):
+    """What kind of reason a part of a call has for needing a person (docs/SPEC.md §4.1):
+    a typed field beside the reason's words, for programs and tests to read."""
+
+    EXEC = "exec"  # runs a program or code (the project's own, configuration that names one)
+    WRITES = "writes"  # writes, changes or deletes a file
+    NETWORK = "network"  # reaches another machine
+    ESCALATION = "escalation"  # runs as another user
+    READS_OUTSIDE = "reads_outside"  # reads a file outside the workspace or named at run time
+    SECRET = "secret"  # hands a secret, a credential or the environment on
+    DYNAMIC = "dynamic"  # a name, word or path known only at run time
+    UNKNOWN = "unknown"  # a command, option or form nobody catalogued
+    RULE = "rule"  # a deny or ask rule or a hook the person set
+    INVALID = "invalid"  # the call itself is malformed
+
+    @staticmethod
+    def of(risk: Risk) -> ReasonKind:
+        """The kind a risk stands for when nothing more precise was said."""
+        return _KIND_OF_RISK[risk]
+
+
+_KIND_OF_RISK = {Risk.READ_ONLY: ReasonKind.READS_OUTSIDE, Risk.BUILD_TEST: ReasonKind.EXEC,
+                 Risk.WRITE: ReasonKind.WRITES, Risk.NETWORK: ReasonKind.NETWORK,
+                 Risk.DESTRUCTIVE: ReasonKind.WRITES, Risk.UNKNOWN: ReasonKind.UNKNOWN,
+                 Risk.ESCALATION: ReasonKind.ESCALATION}
+
+
 class Autonomy(enum.Enum):
     """How much the person lets saikish do without asking (docs/SPEC.md §4.3)."""
 
@@ -206,6 +233,13 @@ class CommandCheck:
     # checkpoints contain what it does (code that runs in the workspace, a write inside it).
     # The default needs a person: a part nobody judged is never contained (fails closed).
     need: str | None = UNJUDGED
+    # What kind of reason `caveat` is; None: the kind the risk stands for.
+    kind: ReasonKind | None = None
+
+    @property
+    def reason_kind(self) -> ReasonKind:
+        """What kind of reason this part has to be asked about (docs/SPEC.md §4.1)."""
+        return self.kind or ReasonKind.of(self.risk)
 
     @property
     def permitted(self) -> bool:
@@ -242,6 +276,22 @@ class Assessment:
     contained: bool = False
     # Why it was not verified, for a contained call ("'pytest' is build-test").
     unverified: str = ""
+    # What kind of reason decided the call as a whole (escalation, a rule, a read outside);
+    # None: the kind of its deciding part (reason_kind).
+    kind: ReasonKind | None = None
+
+    @property
+    def reason_kind(self) -> ReasonKind | None:
+        """What kind of reason kept the call from being verified; None when it was."""
+        if self.kind is not None:
+            return self.kind
+        if self.tier is Tier.VERIFIED:
+            return None
+        blocking = [c for c in self.commands if not c.permitted]
+        needing = [c for c in blocking if not c.containable]
+        if self.tier is Tier.ASKED and needing:
+            return needing[0].reason_kind
+        return blocking[0].reason_kind if blocking else ReasonKind.of(self.risk)
 
     @property
     def tier(self) -> Tier:

@@ -39,7 +39,7 @@ from saikish.engine.permits import (
 )
 from saikish.engine.proposals import Checked, Found, carriers, proposals
 from saikish.engine.rules import Rule
-from saikish.types import Assessment, CommandCheck, Risk, Source, Verdict
+from saikish.types import Assessment, CommandCheck, ReasonKind, Risk, Source, Verdict
 
 Pairs = list[tuple[SimpleCommand, Classification]]
 
@@ -74,8 +74,10 @@ def decide_bash(command: str, ctx: Context) -> Assessment:
         return contain(risk, reason, ctx, proposed, tuple(checks), sandboxed=True)
     if needs and not unsure and ctx.containment.sandbox:
         reason = f"{reason}; needs a person: {needs[0]}"
+    # The reason names what could not be read, or a deny rule that could match it.
+    kind = ReasonKind.UNKNOWN if analysis.opaque else unsure[1] if unsure else None
     return mode_or_ask(risk, reason, ctx, proposed, bool(analysis.opaque or unsure),
-                        tuple(checks))
+                        tuple(checks), kind)
 
 
 def _classify(command: SimpleCommand, ctx: Context) -> Classification:
@@ -85,7 +87,7 @@ def _classify(command: SimpleCommand, ctx: Context) -> Classification:
     if where is None or command.shadowed:
         return classify(command)
     return Classification(Risk.UNKNOWN, f"'{command.name}' on PATH is {where}, code saikish "
-                                        f"has not read", hard=True)
+                                        f"has not read", hard=True, kind=ReasonKind.EXEC)
 
 
 def _rewritten(rewritten: Sequence[str], checks: Sequence[CommandCheck], risk: Risk,
@@ -98,8 +100,9 @@ def _rewritten(rewritten: Sequence[str], checks: Sequence[CommandCheck], risk: R
     needs = [c.need for c in checks if c.need is not None]
     if needs:
         return mode_or_ask(risk, f"{reason}; needs a person: {needs[0]}", ctx, (), False,
-                           tuple(checks))
-    return contain(risk, reason, ctx, (), tuple(checks), sandboxed=True)
+                           tuple(checks), ReasonKind.UNKNOWN)
+    return contain(risk, reason, ctx, (), tuple(checks), sandboxed=True,
+                   kind=ReasonKind.UNKNOWN)
 
 
 def _escalation(command: str, analysis: ShellAnalysis, found: Pairs) -> Assessment | None:
@@ -113,7 +116,8 @@ def _escalation(command: str, analysis: ShellAnalysis, found: Pairs) -> Assessme
         return Assessment(Verdict.REJECT, Risk.ESCALATION, Source.ESCALATION,
                           f"{hidden} is never run by saikish, also not from code it cannot "
                           f"read: run it yourself if it is needed",
-                          commands=tuple(plain_check(c, k) for c, k in found))
+                          commands=tuple(plain_check(c, k) for c, k in found),
+                          kind=ReasonKind.ESCALATION)
     if not (escalation or analysis.raw_escalation):
         return None
     word = escalation[0].basename if escalation else "an escalation command"
@@ -125,7 +129,8 @@ def _escalation(command: str, analysis: ShellAnalysis, found: Pairs) -> Assessme
                       f"{word} is never run by saikish so: {why}; run it yourself if it is "
                       f"needed" if why else
                       f"{word} is never run by saikish: run it yourself if it is needed",
-                      commands=tuple(plain_check(c, k) for c, k in found))
+                      commands=tuple(plain_check(c, k) for c, k in found),
+                      kind=ReasonKind.ESCALATION)
 
 
 def _ruled(found: Pairs, ctx: Context) -> Assessment | None:
@@ -177,16 +182,17 @@ def _command_check(item: Found, ctx: Context) -> tuple[CommandCheck, bool]:
     printing = environment_concern(cmd) if not cmd.wrapper else None
     if printing is not None and check.allowed_by is None:
         # env / printenv hand every variable to the model: a rule naming it may.
-        check = replace(check, caveat=printing, autonomy_may=False)
+        check = replace(check, caveat=printing, autonomy_may=False, kind=ReasonKind.SECRET)
     if xargs_input and check.allowed_by is None:
         # xargs names the files: only a rule naming xargs and the command vouches for them.
         check = replace(check, autonomy_may=False,
-                        caveat=check.caveat or "reads the files xargs is given")
+                        caveat=check.caveat or "reads the files xargs is given",
+                        kind=check.kind if check.caveat else ReasonKind.DYNAMIC)
     need = tiers.command_need(cmd, kind, ctx.workspace, ctx.containment.protected)
     return replace(check, need=need), False
 
 
-def _reason_and_proposals(analysis: ShellAnalysis, unsure: str | None,
+def _reason_and_proposals(analysis: ShellAnalysis, unsure: tuple[str, ReasonKind] | None,
                           owned: Sequence[Checked], found: Sequence[Found],
                           ctx: Context) -> tuple[str, tuple[Rule, ...]]:
     """Why the call is not allowed, and the rules "always" would add (none when no rule
@@ -194,7 +200,7 @@ def _reason_and_proposals(analysis: ShellAnalysis, unsure: str | None,
     if analysis.opaque:
         return f"it cannot be fully analysed: {analysis.opaque[0]}", ()
     if unsure:
-        return unsure, ()
+        return unsure[0], ()
     blocking = [o for o in owned if not o.check.permitted]
     reason = "; ".join(why_blocked(o.check) for o in blocking[:3])
     return reason, proposals(blocking, found, ctx.workspace)

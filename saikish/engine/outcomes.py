@@ -6,7 +6,16 @@ from collections.abc import Iterable, Sequence
 
 from saikish.engine.context import Context
 from saikish.engine.rules import Rule
-from saikish.types import Assessment, Autonomy, CommandCheck, Mode, Risk, Source, Verdict
+from saikish.types import (
+    Assessment,
+    Autonomy,
+    CommandCheck,
+    Mode,
+    ReasonKind,
+    Risk,
+    Source,
+    Verdict,
+)
 
 
 def forced_ask(rule: Rule, risk: Risk, ctx: Context,
@@ -20,9 +29,9 @@ def forced_ask(rule: Rule, risk: Risk, ctx: Context,
     reason = f"asked by rule {rule}"
     if ctx.mode is Mode.AUTO_DENY:
         return Assessment(Verdict.REJECT, risk, Source.MODE, f"{reason}; --auto-deny is set",
-                          rule.text, checks)
+                          rule.text, checks, kind=ReasonKind.RULE)
     return Assessment(Verdict.ASK, risk, Source.UNDECIDED, reason, rule.text, checks,
-                      forced=True)
+                      forced=True, kind=ReasonKind.RULE)
 
 
 def allowed(checks: Sequence[CommandCheck], risk: Risk, ctx: Context) -> Assessment:
@@ -50,7 +59,8 @@ def why_blocked(check: CommandCheck) -> str:
 
 
 def contain(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule],
-             checks: tuple[CommandCheck, ...] = (), sandboxed: bool = False) -> Assessment:
+             checks: tuple[CommandCheck, ...] = (), sandboxed: bool = False,
+             kind: ReasonKind | None = None) -> Assessment:
     """A call nobody verified and nothing in which needs a person: it runs contained
     (bash in the sandbox, every writing call after a checkpoint), or, where this session
     cannot contain it, it is asked as before and the reason says what is missing."""
@@ -68,14 +78,14 @@ def contain(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule],
         else:
             missing = held.no_undo or "no undo"
         said = f"{reason} (it would run contained, but {missing})" if missing else reason
-        return mode_or_ask(risk, said, ctx, proposed, False, checks)
+        return mode_or_ask(risk, said, ctx, proposed, False, checks, kind)
     where = "in the sandbox" if sandboxed and held.sandbox else \
         "unsandboxed, as --sandbox off and --auto-approve ask" if sandboxed else \
         "after a checkpoint (saikish undo)"
     return Assessment(Verdict.ALLOW, risk, Source.SANDBOX,
                       f"not verified ({reason}): runs contained {where}", commands=checks,
                       proposed_rules=tuple(r.text for r in proposed), contained=True,
-                      unverified=reason)
+                      unverified=reason, kind=kind)
 
 
 # -- shared tail: deny, mode, ask --------------------------------------------------
@@ -83,11 +93,13 @@ def contain(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule],
 
 def reject_by(rule: Rule, risk: Risk, reason: str) -> Assessment:
     """Rejected by a deny rule (docs/SPEC.md §4.1 step 3)."""
-    return Assessment(Verdict.REJECT, risk, Source.DENY_RULE, reason, rule.text)
+    return Assessment(Verdict.REJECT, risk, Source.DENY_RULE, reason, rule.text,
+                      kind=ReasonKind.RULE)
 
 
 def mode_or_ask(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule],
-                 opaque: bool, checks: tuple[CommandCheck, ...] = ()) -> Assessment:
+                 opaque: bool, checks: tuple[CommandCheck, ...] = (),
+                 kind: ReasonKind | None = None) -> Assessment:
     """Steps 6 and 7: the mode answers for the person, or the person is asked."""
     proposed = tuple(proposed)
     if ctx.mode is Mode.AUTO_APPROVE and (opaque or not ctx.rules.deny_complete) and (
@@ -95,14 +107,14 @@ def mode_or_ask(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule],
         # Deny rules could not be checked: approving blind could run a denied command.
         return Assessment(Verdict.REJECT, risk, Source.MODE,
                           f"{reason}; it cannot be checked against the deny rules",
-                          commands=checks)
+                          commands=checks, kind=kind)
     # --auto-approve answers for the contained tier only (contain): what needs a person
     # is asked where one can answer, and rejected with this reason where none can.
     if ctx.mode is Mode.AUTO_DENY:
         return Assessment(Verdict.REJECT, risk, Source.MODE, f"{reason}; --auto-deny is set",
-                          commands=checks)
+                          commands=checks, kind=kind)
     return Assessment(Verdict.ASK, risk, Source.UNDECIDED, reason, commands=checks,
-                      proposed_rules=tuple(r.text for r in proposed))
+                      proposed_rules=tuple(r.text for r in proposed), kind=kind)
 
 
 def rule_source(rule: Rule, ctx: Context) -> Source:

@@ -29,7 +29,7 @@ from saikish.engine.rules import (
     workspace_relative,
 )
 from saikish.engine.toolfacts import ToolFacts
-from saikish.types import CommandCheck, Risk, ToolCall
+from saikish.types import CommandCheck, ReasonKind, Risk, ToolCall
 
 
 def lifts(rule: Rule, tool: str, concern: str | None) -> bool:
@@ -81,7 +81,7 @@ def bash_ask_rule(argv: Sequence[str], ctx: Context) -> Rule | None:
 def plain_check(command: SimpleCommand, found: Classification,
            allowed_by: str | None = None) -> CommandCheck:
     """The check of one command as classified, allowed by `allowed_by` if given."""
-    return CommandCheck(command.argv, found.risk, allowed_by, found.caveat)
+    return CommandCheck(command.argv, found.risk, allowed_by, found.caveat, kind=found.kind)
 
 
 def deny_rule(command: SimpleCommand, ctx: Context) -> Rule | None:
@@ -143,12 +143,13 @@ def rule_meaning(rule: Rule) -> Parse | None:
 
 
 def deny_unsure(found: Sequence[tuple[SimpleCommand, Classification]],
-                 ctx: Context) -> str | None:
-    """A deny rule that could match a command whose words are not all understood."""
+                 ctx: Context) -> tuple[str, ReasonKind] | None:
+    """A deny rule that could match a command whose words are not all understood: why,
+    and the kind of what is not understood."""
     for cmd, kind in found:
         if cmd.dynamic_name and any(r.is_bash for r in ctx.rules.deny):
             return (f"'{' '.join(cmd.argv)}' names its command only at run time, and any "
-                    f"deny rule could match it")
+                    f"deny rule could match it", ReasonKind.DYNAMIC)
         if not (kind.hard or kind.named or cmd.parse is None or not cmd.parse.known):
             continue
         for rule in ctx.rules.deny:
@@ -156,7 +157,7 @@ def deny_unsure(found: Sequence[tuple[SimpleCommand, Classification]],
                     cmd.basename, os.path.basename(cmd.name)):
                 unsure = kind.caveat or "unknown"
                 return (f"'{' '.join(cmd.argv)}' is not fully understood ({unsure}) "
-                        f"and deny rule {rule} could match it")
+                        f"and deny rule {rule} could match it", kind.reason_kind)
     return None
 
 
@@ -175,7 +176,8 @@ def permit(command: SimpleCommand, found: Classification, ctx: Context,
                 return plain_check(command, found, rule.text)
     # An unknown option or a word built at run time: no autonomy level runs it (§4.7).
     strict = found.hard or (bool(found.named) and found.risk.rank >= Risk.UNKNOWN.rank)
-    return CommandCheck(command.argv, found.risk, None, found.caveat, autonomy_may=not strict)
+    return CommandCheck(command.argv, found.risk, None, found.caveat, autonomy_may=not strict,
+                        kind=found.kind)
 
 
 def remote_permit(command: SimpleCommand, found: Classification, carrier: SimpleCommand,
@@ -235,7 +237,7 @@ def permit_write(target: Target, covering: str | None, ctx: Context) -> CommandC
     if not target.known:
         return CommandCheck(shown, Risk.DESTRUCTIVE, None,
                             f"writes {target.path}, a path only known at run time", True,
-                            autonomy_may=False, need=need)
+                            autonomy_may=False, need=need, kind=ReasonKind.DYNAMIC)
     relative = workspace_relative(target.path, ctx.workspace)
     risk = relative_write_risk(relative)
     for rule in ctx.rules.allow:
@@ -248,7 +250,7 @@ def permit_write(target: Target, covering: str | None, ctx: Context) -> CommandC
     if in_git_dir(relative):
         why = f"{'output redirection ' if target.redirect else ''}writes {target.path}, in " \
               f".git, where git finds programs to run"
-    return CommandCheck(shown, risk, None, why, True, need=need)
+    return CommandCheck(shown, risk, None, why, True, need=need, kind=ReasonKind.WRITES)
 
 
 # Device files whose reading reveals nothing: no question about them.
@@ -294,4 +296,11 @@ def permit_read(target: Target, ctx: Context) -> CommandCheck:
     said = f"is {concern}" if concern == boundary.OUTSIDE else concern
     return CommandCheck(shown, Risk.READ_ONLY, None, f"reads {target.path}, which {said}"
                         if target.known else f"reads {target.path}: {concern}", True,
-                        autonomy_may=False, need=need)
+                        autonomy_may=False, need=need, kind=_READ_KINDS.get(concern or "",
+                                                                            ReasonKind.READS_OUTSIDE))
+
+
+# Why a read needs a person -> the kind of that reason (READS_OUTSIDE for the others).
+_READ_KINDS = {tiers.RUN_TIME_PATH: ReasonKind.DYNAMIC,
+               tiers.RUN_TIME_DIRECTORY: ReasonKind.DYNAMIC, tiers.GLOB_SECRETS: ReasonKind.SECRET,
+               boundary.SECRET: ReasonKind.SECRET}

@@ -25,7 +25,7 @@ from saikish.engine.permits import lifts, tool_ask_rule, tool_covers, write_lift
 from saikish.engine.proposals import tool_proposals
 from saikish.engine.rules import workspace_relative
 from saikish.engine.toolfacts import ToolFacts, validate
-from saikish.types import Assessment, Mode, Risk, Source, ToolCall, Verdict
+from saikish.types import Assessment, Mode, ReasonKind, Risk, Source, ToolCall, Verdict
 
 __all__ = ["BASH", "READ_TOOL", "WRITE_TOOL", "Context", "RuleSet", "decide"]
 
@@ -35,7 +35,8 @@ def decide(call: ToolCall, ctx: Context) -> Assessment:
     tool = ctx.tools.get(call.name)
     problem = _invalid(call, tool, ctx)
     if problem:
-        return Assessment(Verdict.INVALID, Risk.UNKNOWN, Source.INVALID, problem)
+        return Assessment(Verdict.INVALID, Risk.UNKNOWN, Source.INVALID, problem,
+                          kind=ReasonKind.INVALID)
     if call.name == BASH:
         return assessment_as_written(decide_bash(str(call.arguments["command"]), ctx))
     assert tool is not None
@@ -84,7 +85,9 @@ def _decide_tool(call: ToolCall, tool: ToolFacts, risk: Risk, ctx: Context) -> A
     if concern is not None:
         # The read boundary (§4.8) is asked under every autonomy level.
         return mode_or_ask(risk, f"{call.name} reads {path}, which is {_concern(concern)}",
-                            ctx, proposed, opaque=False)
+                            ctx, proposed, opaque=False,
+                            kind=ReasonKind.SECRET if concern == boundary.SECRET else
+                            ReasonKind.READS_OUTSIDE)
     if auto_approves(ctx.autonomy, risk) and not tool.requires_confirmation:
         return Assessment(Verdict.ALLOW, risk, Source.AUTONOMY,
                           f"{risk_name(risk)} is allowed under autonomy {ctx.autonomy.value}")
@@ -110,9 +113,10 @@ def _changed_tool(call: ToolCall, risk: Risk, changed: str, ctx: Context) -> Ass
     no autonomy level and no mode but --auto-deny answers; the person looks again."""
     reason = f"{call.name} changed since a call of it was approved: {changed}"
     if ctx.mode is Mode.AUTO_DENY:
-        return Assessment(Verdict.REJECT, risk, Source.MODE, f"{reason}; --auto-deny is set")
+        return Assessment(Verdict.REJECT, risk, Source.MODE, f"{reason}; --auto-deny is set",
+                          kind=ReasonKind.UNKNOWN)
     return Assessment(Verdict.ASK, risk, Source.UNDECIDED, reason, forced=True,
-                      proposed_rules=(call.name,))
+                      proposed_rules=(call.name,), kind=ReasonKind.UNKNOWN)
 
 
 def _concern(concern: str) -> str:

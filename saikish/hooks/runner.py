@@ -33,7 +33,7 @@ from saikish.hooks.wire import (
 )
 from saikish.tools.sandbox.childenv import child_environment
 from saikish.tools.sandbox.reaper import MARKER_VARIABLE, end_all, now, start_time
-from saikish.types import Assessment, Mode, Source, ToolCall, ToolResult, Verdict
+from saikish.types import Assessment, Mode, ReasonKind, Source, ToolCall, ToolResult, Verdict
 
 if TYPE_CHECKING:
     from saikish.store.audit import AuditLog
@@ -179,21 +179,23 @@ class Gate:
             return assessment  # escalation and deny rules stay final: no hook lifts them
         if self.permission == "deny":
             return replace(assessment, verdict=Verdict.REJECT, source=Source.HOOK,
-                           reason=self.reason, rule=self.rule, proposed_rules=())
+                           reason=self.reason, rule=self.rule, proposed_rules=(),
+                           kind=ReasonKind.RULE)
         if self.permission == "ask":
             if mode is Mode.AUTO_DENY:
                 return replace(assessment, verdict=Verdict.REJECT, source=Source.HOOK,
-                               reason=f"{self.reason}; --auto-deny asks nobody", rule=self.rule)
+                               reason=f"{self.reason}; --auto-deny asks nobody", rule=self.rule,
+                               kind=ReasonKind.RULE)
             # No "always": an allow rule could never lift a hook's ask; and no flag or /auto
             # answers it: forced, like an ask rule (docs/SPEC.md §4.1 step 3).
             return replace(assessment, verdict=Verdict.ASK, source=Source.HOOK,
                            reason=self.reason, rule=self.rule, proposed_rules=(), forced=True,
-                           contained=False)
+                           contained=False, kind=ReasonKind.RULE)
         # An ask rule or a changed MCP tool: only the person answers, never a hook.
         forced = verdict is Verdict.ASK and assessment.forced
         if self.permission == "allow" and not forced:
             return replace(assessment, verdict=Verdict.ALLOW, source=Source.HOOK,
-                           reason=self.reason, rule=self.rule, contained=False)
+                           reason=self.reason, rule=self.rule, contained=False, kind=None)
         return assessment
 
 

@@ -7,7 +7,7 @@ import pytest
 from saikish.engine.policy import Context, RuleSet, decide
 from saikish.engine.rules import parse_rule
 from saikish.tools import builtin_tools
-from saikish.types import Autonomy, Mode, Risk, Source, ToolCall, Verdict
+from saikish.types import Autonomy, Mode, ReasonKind, Risk, Source, ToolCall, Verdict
 
 # A permissive allowlist of the kind people really write: every attack below must
 # still be asked or rejected with these rules in force.
@@ -528,3 +528,39 @@ def test_a_path_in_git_is_seen_however_bash_would_spell_it(path: str, inside: bo
     from saikish.engine.rules import in_git_dir
 
     assert in_git_dir(path) is inside
+
+
+# Every answer that is not "verified" carries the kind of its reason, a typed field for
+# programs (json output, hooks, tests) beside the words for people (docs/SPEC.md §4.1).
+KINDS = [
+    ("bash", {"command": "sudo ls"}, ReasonKind.ESCALATION),
+    ("bash", {"command": "ls; sudo -u x id"}, ReasonKind.ESCALATION),
+    ("bash", {"command": "git push --force origin main"}, ReasonKind.RULE),
+    ("bash", {"command": "cat ~/.ssh/id_rsa"}, ReasonKind.SECRET),
+    ("bash", {"command": "head /etc/hosts"}, ReasonKind.READS_OUTSIDE),
+    ("bash", {"command": "echo $GITHUB_TOKEN"}, ReasonKind.SECRET),
+    ("bash", {"command": "$TOOL --version"}, ReasonKind.DYNAMIC),
+    ("bash", {"command": "echo x > \"$OUT\""}, ReasonKind.DYNAMIC),
+    ("bash", {"command": "sort -o ~/.profile x"}, ReasonKind.WRITES),
+    ("bash", {"command": "curl -s https://x.example"}, ReasonKind.NETWORK),
+    ("bash", {"command": "awk 'BEGIN { system(\"id\") }'"}, ReasonKind.EXEC),
+    ("bash", {"command": "frobnicate --all"}, ReasonKind.UNKNOWN),
+    ("bash", {"command": "ls | python3"}, ReasonKind.EXEC),
+    ("read_file", {"path": "/etc/hosts"}, ReasonKind.READS_OUTSIDE),
+    ("read_file", {"path": ".env"}, ReasonKind.SECRET),
+    ("write_file", {"path": "/etc/x", "content": "x"}, ReasonKind.WRITES),
+    ("no_such_tool", {}, ReasonKind.INVALID),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments", "kind"), KINDS,
+                         ids=[f"{t}:{a.get('command', a.get('path', ''))}" for t, a, _ in KINDS])
+def test_an_answer_names_the_kind_of_its_reason(tool: str, arguments: dict[str, str],
+                                                kind: ReasonKind) -> None:
+    found = decide(ToolCall("1", tool, arguments), context(allow=[]))
+    assert found.verdict is not Verdict.ALLOW and found.reason_kind is kind, found
+
+
+def test_a_verified_answer_has_no_reason_kind() -> None:
+    found = decide(ToolCall("1", "bash", {"command": "ls -la"}), context(allow=[]))
+    assert found.verdict is Verdict.ALLOW and found.reason_kind is None, found

@@ -23,7 +23,7 @@ from saikish.engine.commands.parsed import (
     assign_roles,
     word_flags,
 )
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 
 def conclude(walk: Walk, visited: Sequence[Entry], sub_end: int) -> Parse:
@@ -42,7 +42,7 @@ def conclude(walk: Walk, visited: Sequence[Entry], sub_end: int) -> Parse:
         # gh auth token, aws configure get: a rule for the whole tool (`Bash(gh *)`) does
         # not cover printing its credentials; one naming the subcommand may.
         walk.findings.append(Finding(Risk.UNKNOWN, f"{walk.name} prints credentials",
-                                     sub_end - 1))
+                                     sub_end - 1, kind=ReasonKind.SECRET))
     project = next((e.project for e in visited if e.project), None)
     if project:  # cargo, pylint, make: the repository decides what runs (never verified)
         walk.findings.append(Finding(Risk.BUILD_TEST, project))
@@ -142,8 +142,9 @@ def _values(walk: Walk, visited: Sequence[Entry]) -> None:
             if not w.literal or any(fnmatch.fnmatchcase(text, g) for g in rule.globs):
                 shown = w.value if w.literal else "a value built at run time"
                 walk.prints_all |= rule.prints_env
-                walk.findings.append(Finding(rule.risk, f"{rule.why} ({shown})", index,
-                                             hard=rule.runs or not w.literal))
+                walk.findings.append(Finding(
+                    rule.risk, f"{rule.why} ({shown})", index, hard=rule.runs or not w.literal,
+                    kind=rule.kind if w.literal else rule.kind or ReasonKind.DYNAMIC))
                 break
 
 

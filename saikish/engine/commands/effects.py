@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from saikish.engine.commands.catalogue import Effect, Entry, Option, Role
 from saikish.engine.commands.parsed import STDIN_NAMES, Finding, Inner, Word, word_flags
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 STOP = -1  # an effect's answer: the rest of the words are not this command's
 
@@ -72,7 +72,7 @@ class Walk:
         if "[" in name:
             self.findings.append(Finding(
                 Risk.UNKNOWN, f"{self.path[0]} sets {name}: bash evaluates the subscript as "
-                              f"code", hard=True))
+                              f"code", hard=True, kind=ReasonKind.EXEC))
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ def use(walk: Walk, used: Use) -> int:
             t.raised_by(option) for t in walk.tables if option in t.options)):
         # A rule must name it (docs/SPEC.md §4.7).
         why = option.why or f"{walk.name} {option.name} is {risk_name(option.risk)}"
-        walk.findings.append(Finding(option.risk, why, used.index))
+        walk.findings.append(Finding(option.risk, why, used.index, kind=option.kind))
     answer = used.next_index
     for effect in sorted(option.effects, key=lambda e: e.value):
         if OPTION_EFFECTS[effect](walk, used) == STOP:
@@ -208,7 +208,7 @@ def _argv0(walk: Walk, used: Use) -> int:
     walk.findings.append(Finding(
         Risk.UNKNOWN, used.option.why or f"{walk.name} {used.option.name} sets the name the "
                       f"program runs as, which decides what a multi-call program does",
-        used.index, hard=True))
+        used.index, hard=True, kind=ReasonKind.EXEC))
     return 0
 
 
@@ -218,7 +218,8 @@ def _names_from(walk: Walk, used: Use) -> int:
         used.value.value
     walk.findings.append(Finding(
         Risk.UNKNOWN, f"{walk.name} {used.option.name} reads the names it works on from "
-                      f"{where}, which nobody sees", used.index, hard=True))
+                      f"{where}, which nobody sees", used.index, hard=True,
+                      kind=ReasonKind.DYNAMIC))
     if used.value is not None and used.value.value not in STDIN_NAMES:
         walk.reads.append(used.value)
     return 0

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from saikish.engine.boundary import ENVIRONMENT, is_secret_variable
 from saikish.engine.commands.parsed import Finding
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 if TYPE_CHECKING:
     from saikish.engine.bash.shell import SimpleCommand
@@ -39,7 +39,8 @@ def secret_findings(command: SimpleCommand) -> list[Finding]:
     for name in printed(command):
         if name != ALL and is_secret_variable(name):
             return [Finding(Risk.UNKNOWN, f"it hands ${name} to the model or elsewhere, "
-                                          f"which may hold a secret", hard=True)]
+                                          f"which may hold a secret", hard=True,
+                                          kind=ReasonKind.SECRET)]
     return []
 
 

@@ -30,7 +30,7 @@ from saikish.engine.commands.parsed import (
     assign_roles,
     word_flags,
 )
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 __all__ = ["RUN_TIME_TILDE", "STDIN_NAMES", "Finding", "Inner", "Parse", "Word",
            "assign_roles", "parse"]
@@ -317,7 +317,7 @@ class _Parser:
         else:
             self.walk.findings.append(Finding(
                 Risk.UNKNOWN, f"{self.walk.path[0]} runs code given on the command line",
-                hard=True))
+                hard=True, kind=ReasonKind.EXEC))
 
     def script_operand(self, w: Word) -> None:
         if w.value in STDIN_NAMES:
@@ -328,7 +328,7 @@ class _Parser:
             # bash <(curl URL): the script is another command's output, seen by nobody.
             walk.findings.append(Finding(
                 Risk.UNKNOWN, f"{walk.path[0]} runs code that another command prints",
-                hard=True))
+                hard=True, kind=ReasonKind.EXEC))
             return
         walk.findings.append(Finding(Risk.BUILD_TEST, f"{walk.path[0]} runs the script "
                                                       f"{w.value}"))
@@ -380,7 +380,9 @@ class _Parser:
         return None
 
     def hard(self, i: int, why: str) -> None:
-        self.walk.findings.append(Finding(Risk.UNKNOWN, why, i, hard=True))
+        """A word built at run time where the grammar needs to know it."""
+        self.walk.findings.append(Finding(Risk.UNKNOWN, why, i, hard=True,
+                                          kind=ReasonKind.DYNAMIC))
 
     def flags(self, i: int) -> tuple[bool, bool, bool]:
         return word_flags(self.walk.words[i])

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from saikish.engine.commands.catalogue import TERMINAL_ROLES, Role
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 _GLOB_CHARS = "*?[{"
 
@@ -62,6 +62,13 @@ class Finding:
     index: int | None = None
     # True when no rule at all can cover it (a word built at run time).
     hard: bool = False
+    # What kind of reason `why` is; None: the kind its risk stands for.
+    kind: ReasonKind | None = None
+
+    @property
+    def reason_kind(self) -> ReasonKind:
+        """What kind of reason this is (docs/SPEC.md §4.1)."""
+        return self.kind or ReasonKind.of(self.risk)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from saikish.engine.commands.checks.git_push import implied_options
 from saikish.engine.commands.environment import secret_findings
 from saikish.engine.commands.parsed import Finding, Parse
 from saikish.engine.rules import in_git_dir, workspace_relative
-from saikish.types import Autonomy, Level, Risk
+from saikish.types import Autonomy, Level, ReasonKind, Risk
 
 R, B, W, D, U = Risk.READ_ONLY, Risk.BUILD_TEST, Risk.WRITE, Risk.DESTRUCTIVE, Risk.UNKNOWN
 
@@ -36,6 +36,13 @@ class Classification:
     hard: bool = False
     # argv indexes of words (risk-raising or unknown options) a rule must name literally.
     named: tuple[int, ...] = ()
+    # What kind of reason the caveat (or, without one, the risk) is; None: as the risk says.
+    kind: ReasonKind | None = None
+
+    @property
+    def reason_kind(self) -> ReasonKind:
+        """What kind of reason the caveat is (docs/SPEC.md §4.1)."""
+        return self.kind or ReasonKind.of(self.risk)
 
 
 _CEILING = {Autonomy.FULL_AUTO: Level.HIGH, Autonomy.SUPERVISED: Level.MEDIUM,
@@ -64,12 +71,14 @@ def classify(command: SimpleCommand) -> Classification:
         return Classification(Risk.ESCALATION, f"{command.basename} runs as another user",
                               hard=True)
     if command.hijack:
-        return Classification(U, f"sets {command.hijack}, which changes what runs", hard=True)
+        return Classification(U, f"sets {command.hijack}, which changes what runs", hard=True,
+                              kind=ReasonKind.EXEC)
     if command.dynamic_name:
-        return Classification(U, "the command name is only known at run time", hard=True)
+        return Classification(U, "the command name is only known at run time", hard=True,
+                              kind=ReasonKind.DYNAMIC)
     if command.shadowed:
         return Classification(U, f"a function named {command.basename} is defined in this "
-                                 f"command and runs instead", hard=True)
+                                 f"command and runs instead", hard=True, kind=ReasonKind.EXEC)
     found = command.parse
     if found is None:  # a bare redirection such as '> f': its write is judged on its own
         return Classification(R)
@@ -85,9 +94,12 @@ def classify(command: SimpleCommand) -> Classification:
     # The hard reason first: it is why no rule can cover the command at all.
     blocking = sorted((f for f in findings if f.hard or f.index is not None),
                       key=lambda f: not f.hard)
+    raising = [f for f in findings if f.risk is risk]
+    deciding = blocking[0] if blocking else raising[0] if raising else None
     return Classification(
         risk, blocking[0].why if blocking else None, any(f.hard for f in blocking),
-        tuple(sorted({f.index for f in blocking if f.index is not None and not f.hard})))
+        tuple(sorted({f.index for f in blocking if f.index is not None and not f.hard})),
+        deciding.reason_kind if deciding else None)
 
 
 def _trusted_name(name: str) -> str | None:
@@ -104,15 +116,18 @@ def _stdin(command: SimpleCommand, found: Parse) -> list[Finding]:
         return []
     name = found.path[0]
     if command.stdin == "pipe":
-        return [Finding(U, f"a pipe into {name} runs whatever it is sent", hard=True)]
+        return [Finding(U, f"a pipe into {name} runs whatever it is sent", hard=True,
+                        kind=ReasonKind.EXEC)]
     if command.stdin in ("heredoc", "herestring"):
         if found.shell:
             return []  # the script was analysed command by command
-        return [Finding(U, f"{name} runs code from a here-document", hard=True)]
+        return [Finding(U, f"{name} runs code from a here-document", hard=True,
+                        kind=ReasonKind.EXEC)]
     if command.stdin == "file":
         return [Finding(B, f"{name} runs a script file")]
     # No script: the code comes from wherever stdin is, which no preview shows.
-    return [Finding(U, f"{name} with no script runs code from its input", hard=True)]
+    return [Finding(U, f"{name} with no script runs code from its input", hard=True,
+                    kind=ReasonKind.EXEC)]
 
 
 __all__ = ["Classification", "auto_approves", "classify", "implied_options",

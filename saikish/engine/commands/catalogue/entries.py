@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from saikish.errors import SaikishError
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 HERE = Path(__file__).resolve().parent
 RISKS = {"read": Risk.READ_ONLY, "build": Risk.BUILD_TEST, "write": Risk.WRITE,
@@ -70,6 +70,19 @@ class Effect(enum.Enum):
     OPERANDS = "operands"
 
 
+# An option's effect -> the kind of reason its use is, the first that applies winning.
+_EFFECT_KINDS = (
+    (Effect.AS_USER, ReasonKind.ESCALATION),
+    *((effect, ReasonKind.EXEC) for effect in (
+        Effect.EXEC, Effect.RUNS, Effect.RUNS_REST, Effect.RUNS_SCRIPT, Effect.CODE_OPERAND,
+        Effect.RUNS_MODULE, Effect.CODE_FILE, Effect.CONFIG, Effect.ARGV0)),
+    (Effect.PRINTS_ENV, ReasonKind.SECRET),
+    (Effect.WRITES, ReasonKind.WRITES),
+    (Effect.WRITES_OPERANDS, ReasonKind.WRITES),
+    (Effect.NAMES_FROM, ReasonKind.DYNAMIC),
+)
+
+
 @dataclass(frozen=True)
 class Role:
     """One operand role with its quantifier ('', '*', '+', '?')."""
@@ -90,6 +103,11 @@ class ValueRule:
     runs: bool = False
     # The value makes the command print every environment variable (`npm run env`).
     prints_env: bool = False
+
+    @property
+    def kind(self) -> ReasonKind | None:
+        """What kind of reason a matching value is; None: as its risk says."""
+        return ReasonKind.EXEC if self.runs else ReasonKind.SECRET if self.prints_env else None
 
 
 @dataclass(frozen=True)
@@ -124,6 +142,12 @@ class Option:
         """The spelling used in messages and deny matching: the long one when there is one."""
         longs = [s for s in self.spellings if s.startswith("--")]
         return (longs or list(self.spellings))[0]
+
+    @functools.cached_property
+    def kind(self) -> ReasonKind | None:
+        """What kind of reason using this option is, by what it does; None: as its risk
+        says."""
+        return next((kind for effect, kind in _EFFECT_KINDS if effect in self.effects), None)
 
     @functools.cached_property
     def raises(self) -> bool:

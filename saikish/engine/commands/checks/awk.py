@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from saikish.engine.commands.parsed import Finding, Parse
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 # Checked on the program with its string literals emptied, so a '}' or ';' inside a
 # string cannot end a statement early; any '>' or '|' after print/printf counts, even a
@@ -29,8 +29,10 @@ def check(found: Parse) -> list[Finding]:
         plain = _AWK_STRING.sub('""', text)
         if _AWK_UNSAFE.search(plain):
             return [Finding(
-                Risk.UNKNOWN, "the awk program runs commands or writes files", hard=True)]
+                Risk.UNKNOWN, "the awk program runs commands or writes files", hard=True,
+                kind=ReasonKind.EXEC)]
         if _AWK_ARGV.search(plain):
             return [Finding(
-                Risk.UNKNOWN, "the awk program names the files it reads (ARGV)", hard=True)]
+                Risk.UNKNOWN, "the awk program names the files it reads (ARGV)", hard=True,
+                kind=ReasonKind.READS_OUTSIDE)]
     return []

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from saikish.engine.commands.parsed import Finding, Parse
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 
 def check(found: Parse) -> list[Finding]:
     scripts = found.option_values("--expression", "-e")
     if any("!" in s for s in scripts):
-        return [Finding(Risk.UNKNOWN, "the dc script runs a shell command (!)", hard=True)]
+        return [Finding(Risk.UNKNOWN, "the dc script runs a shell command (!)", hard=True,
+        kind=ReasonKind.EXEC)]
     return []

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from saikish.engine.commands.parsed import Finding, Parse
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 
 def check(found: Parse) -> list[Finding]:
     if any(w.startswith("ext::") for w in found.operands):
-        return [Finding(Risk.UNKNOWN, "an ext:: URL runs a command", hard=True)]
+        return [Finding(Risk.UNKNOWN, "an ext:: URL runs a command", hard=True,
+        kind=ReasonKind.EXEC)]
     return []

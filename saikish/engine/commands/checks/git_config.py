@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from saikish.engine.commands.parsed import Finding, Parse
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 
 def check(found: Parse) -> list[Finding]:
@@ -12,5 +12,5 @@ def check(found: Parse) -> list[Finding]:
     first = found.operands[0] if found.operands else ""
     if first in ("edit", "set", "unset", "rename-section", "remove-section"):
         return [Finding(Risk.UNKNOWN, f"git config {first} changes configuration, which can name "
-                           f"programs to run", found.operand_indexes[0])]
+                           f"programs to run", found.operand_indexes[0], kind=ReasonKind.EXEC)]
     return []

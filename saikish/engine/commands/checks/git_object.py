@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from saikish.engine.boundary import is_secret
 from saikish.engine.commands.parsed import Finding, Parse
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 
 def check(found: Parse) -> list[Finding]:
@@ -16,5 +16,5 @@ def check(found: Parse) -> list[Finding]:
         if path and is_secret(path):
             return [Finding(
                 Risk.READ_ONLY, f"git prints {path} from history, which may hold secrets",
-                            index, hard=True)]
+                            index, hard=True, kind=ReasonKind.SECRET)]
     return []

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from saikish.engine.commands.parsed import Finding, Parse
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 
 def check(found: Parse) -> list[Finding]:
@@ -14,5 +14,5 @@ def check(found: Parse) -> list[Finding]:
             any("[" in w.split("=", 1)[1] for w in found.operands if "=" in w):
         return [Finding(
             Risk.UNKNOWN, f"{found.path[0]} -i evaluates the value as arithmetic, and its "
-                           f"array subscript can run code", hard=True)]
+                           f"array subscript can run code", hard=True, kind=ReasonKind.EXEC)]
     return []

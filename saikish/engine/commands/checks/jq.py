@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from saikish.engine.commands.parsed import Finding, Parse
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 # import/include read module and data files (`import "x" as $d;` reads x.json).
 _JQ_UNSAFE = re.compile(r"\$ENV|\benv\b|\bload(_str)?\s*\(|\bstrenv\s*\(|\binput_filename\b|"
@@ -15,5 +15,6 @@ _JQ_UNSAFE = re.compile(r"\$ENV|\benv\b|\bload(_str)?\s*\(|\bstrenv\s*\(|\binput
 def check(found: Parse) -> list[Finding]:
     if any(_JQ_UNSAFE.search(word) for word in found.operands[:1]):
         return [Finding(
-            Risk.UNKNOWN, "the jq/yq program reads the environment or a file", hard=True)]
+            Risk.UNKNOWN, "the jq/yq program reads the environment or a file", hard=True,
+            kind=ReasonKind.SECRET)]
     return []

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from saikish.engine.commands.parsed import Finding, Parse
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 
 def check(found: Parse) -> list[Finding]:
     # man -l FILE, or any operand with a '/', formats a file: no boundary sees it.
     if any(n == "--local-file" for n, _ in found.options) or \
             any("/" in w for w in found.operands):
-        return [Finding(Risk.UNKNOWN, "man reads a file given by path", hard=True)]
+        return [Finding(Risk.UNKNOWN, "man reads a file given by path", hard=True,
+        kind=ReasonKind.READS_OUTSIDE)]
     return []

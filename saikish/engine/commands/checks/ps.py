@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from saikish.engine.commands.parsed import Finding, Parse
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 # ps options whose value may be the next word: UNIX (-o FMT) and BSD (o FMT, U USER).
 _PS_VALUE_OPTIONS = frozenset({"-C", "-g", "-G", "-k", "-n", "-o", "-O", "-p", "-q", "-s",
@@ -25,8 +25,10 @@ def check(found: Parse) -> list[Finding]:
                 before and before[0] != "-" and before[-1] in "oOUptk"):
             continue  # the value of -o, -eo, --sort, BSD o or U
         if "e" in word or "$" in word or "`" in word:
-            return [Finding(Risk.UNKNOWN, "ps e prints every process's environment", i, hard=True)]
+            return [Finding(Risk.UNKNOWN, "ps e prints every process's environment", i, hard=True,
+                            kind=ReasonKind.SECRET)]
     first = words[1] if len(words) > 1 else ""
     if first and not first.startswith("-") and "e" in first:
-        return [Finding(Risk.UNKNOWN, "ps e prints every process's environment", hard=True)]
+        return [Finding(Risk.UNKNOWN, "ps e prints every process's environment", hard=True,
+                        kind=ReasonKind.SECRET)]
     return []

@@ -5,7 +5,7 @@ or reach files (catalogue: `check sed`).
 from __future__ import annotations
 
 from saikish.engine.commands.parsed import Finding, Parse
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 
 def check(found: Parse) -> list[Finding]:
@@ -15,7 +15,7 @@ def check(found: Parse) -> list[Finding]:
     if any(_sed_script_unsafe(s) for s in scripts):
         return [Finding(
             Risk.UNKNOWN, "the sed script runs commands or writes files (e/w/W), or reads "
-                           "them (r/R)", hard=True)]
+                           "them (r/R)", hard=True, kind=ReasonKind.EXEC)]
     return []
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from saikish.engine.commands.parsed import Finding, Parse
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 _SQL_UNSAFE = re.compile(r"^\s*\.(shell|system|output|once|import|load|read|open|save|backup|"
                          r"restore|excel|cd|log|trace|dump)\b|load_extension|writefile|readfile|"
@@ -18,5 +18,6 @@ _SQL_UNSAFE = re.compile(r"^\s*\.(shell|system|output|once|import|load|read|open
 def check(found: Parse) -> list[Finding]:
     if any(_SQL_UNSAFE.search(w) for w in found.operands) or any(
             v and _SQL_UNSAFE.search(v) for _, v in found.options):
-        return [Finding(Risk.UNKNOWN, "the SQL runs programs or reads or writes files", hard=True)]
+        return [Finding(Risk.UNKNOWN, "the SQL runs programs or reads or writes files", hard=True,
+        kind=ReasonKind.EXEC)]
     return []

@@ -5,13 +5,14 @@
 from __future__ import annotations
 
 from saikish.engine.commands.parsed import Finding, Parse
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 
 def _let(found: Parse) -> list[Finding]:
     if any("[" in w for w in found.operands):
         return [Finding(
-            Risk.UNKNOWN, "let evaluates an array subscript, which can run code", hard=True)]
+            Risk.UNKNOWN, "let evaluates an array subscript, which can run code", hard=True,
+            kind=ReasonKind.EXEC)]
     return []
 
 
@@ -21,7 +22,7 @@ def _test(found: Parse) -> list[Finding]:
         if word == "-v" and "[" in words[i + 1]:
             return [Finding(
                 Risk.UNKNOWN, "test -v evaluates an array subscript, which can run code",
-                            hard=True)]
+                            hard=True, kind=ReasonKind.EXEC)]
     return []
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from saikish.engine.commands.parsed import Finding, Parse
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 
 def check(found: Parse) -> list[Finding]:
@@ -14,5 +14,5 @@ def check(found: Parse) -> list[Finding]:
     for name in found.option_values("--file"):
         if ":" in name and "/" not in name.split(":", 1)[0]:
             return [Finding(Risk.UNKNOWN, f"tar reaches {name} on another machine through a remote "
-                               f"shell", hard=True)]
+                               f"shell", hard=True, kind=ReasonKind.NETWORK)]
     return []

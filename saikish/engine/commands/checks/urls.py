@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from saikish.engine.commands.parsed import Finding, Parse
-from saikish.types import Risk
+from saikish.types import ReasonKind, Risk
 
 
 def check(found: Parse) -> list[Finding]:
@@ -13,5 +13,5 @@ def check(found: Parse) -> list[Finding]:
     for word, index in zip(found.operands, found.operand_indexes, strict=False):
         if word.lower().startswith(("file:", "dict:", "gopher:", "telnet:")):
             return [Finding(Risk.UNKNOWN, f"{word} reads a local file or opens a raw socket", index,
-                            hard=True)]
+                            hard=True, kind=ReasonKind.READS_OUTSIDE)]
     return []
