@@ -11,20 +11,21 @@ from __future__ import annotations
 import pytest
 
 from saikish.types import Autonomy, Verdict
+from saikish.types import ReasonKind as Why
 from tests.engine.test_engine_attacks import assess, blocking_part, context, explain
 
 ROWS = [
     ("git cat-file --textconv HEAD:notes.pdf", "git cat-file --textconv",
-     "runs the textconv program a .gitattributes driver names"),
+     Why.EXEC),
     ("git cat-file --filters HEAD:big.bin", "git cat-file --filters",
-     "runs the smudge filters .gitattributes picks"),
+     Why.EXEC),
     ("git cat-file --batch --textconv", "git cat-file --batch --textconv",
-     "runs the textconv program"),
+     Why.EXEC),
 ]
 
 
 @pytest.mark.parametrize(("command", "part", "why"), ROWS, ids=[r[0] for r in ROWS])
-def test_converting_options_run_programs(command: str, part: str, why: str) -> None:
+def test_converting_options_run_programs(command: str, part: str, why: Why) -> None:
     for autonomy in (Autonomy.CAUTIOUS, Autonomy.FULL_AUTO):
         found = assess(command, context(autonomy, allow=["Bash(git *)"]))
         assert found.verdict is not Verdict.ALLOW, explain(found)

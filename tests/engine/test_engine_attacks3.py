@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from saikish.types import Autonomy, Source, Verdict
+from saikish.types import ReasonKind as Why
 from tests.engine.test_engine_attacks import (
     LEVELS,
     RUNS,
@@ -52,83 +53,83 @@ DENY_PLAIN = [
 ]
 
 PLAIN = [
-    A("sort -o ~/.bas\\hrc x", "writes ~/.bashrc", "writes a file", "cs"),
-    A("sort \"-o\" \"/etc/x\" a", "writes /etc/x", "writes a file", "cs"),
-    A("sort '-o/etc/x' a", "writes /etc/x", "writes a file", "cs"),
-    A("echo x | ba''sh -s", "bash -s", "a pipe into bash runs whatever it is sent", RUNS),
-    A("echo x | \\sh", "sh", "a pipe into bash runs whatever it is sent", RUNS),
-    A("tar xf a.tar --to-comm\\and=sh", "--to-command=sh", "tar --to-command runs", RUNS),
-    A("git -c core.pager=sh\\ -c\\ id log", "git -c core.pager", "git -c sets configuration",
+    A("sort -o ~/.bas\\hrc x", "writes ~/.bashrc", Why.WRITES, "cs"),
+    A("sort \"-o\" \"/etc/x\" a", "writes /etc/x", Why.WRITES, "cs"),
+    A("sort '-o/etc/x' a", "writes /etc/x", Why.WRITES, "cs"),
+    A("echo x | ba''sh -s", "bash -s", Why.EXEC, RUNS),
+    A("echo x | \\sh", "sh", Why.EXEC, RUNS),
+    A("tar xf a.tar --to-comm\\and=sh", "--to-command=sh", Why.EXEC, RUNS),
+    A("git -c core.pager=sh\\ -c\\ id log", "git -c core.pager", Why.EXEC,
       RUNS),
-    A("ls && then rm -r x", "", "shell syntax saikish cannot read", RUNS),  # keyword: parser
-    A("find . -name '{}' -exec sh -c 'echo {}' \\;", "", "find puts file names into the script",
+    A("ls && then rm -r x", "", Why.UNKNOWN, RUNS),  # keyword: parser
+    A("find . -name '{}' -exec sh -c 'echo {}' \\;", "", Why.UNKNOWN,
       RUNS),
     # ~+ is $PWD, ~- $OLDPWD, ~N the directory stack, also after '=' (dd if=~-/x).
-    A("cp x ~1/y", "writes ~1/y", "only known at run time", RUNS),
-    A("dd of=~+/../y if=x", "writes ~+/../y", "only known at run time", RUNS),
-    A("wc -c ~-/.ssh/id_rsa", "reads ~-/.ssh/id_rsa", "only known at run time", RUNS),
+    A("cp x ~1/y", "writes ~1/y", Why.DYNAMIC, RUNS),
+    A("dd of=~+/../y if=x", "writes ~+/../y", Why.DYNAMIC, RUNS),
+    A("wc -c ~-/.ssh/id_rsa", "reads ~-/.ssh/id_rsa", Why.DYNAMIC, RUNS),
     # Only space and tab split words: a no-break space or U+2028 is part of a word, and the
     # command after ';' is still seen. Past 2,000 commands the call is asked as a whole.
-    A("ls\u00a0; rm -r x", "rm -r x", "rm -r deletes"),
-    A("ls '\u2028' ; rm -r x", "rm -r x", "rm -r deletes"),
-    A("echo 'x' ; " * 1500 + "rm -r y", "rm -r y", "rm -r deletes"),
-    A("echo 'x' ; " * 3000 + "rm -r y", "", "too many to analyse"),
+    A("ls\u00a0; rm -r x", "rm -r x", Why.WRITES),
+    A("ls '\u2028' ; rm -r x", "rm -r x", Why.WRITES),
+    A("echo 'x' ; " * 1500 + "rm -r y", "rm -r y", Why.WRITES),
+    A("echo 'x' ; " * 3000 + "rm -r y", "", Why.UNKNOWN),
 ]
 
 # -- regression: writes into .git are code git runs later --------------------------------------
 
 GIT_DIR = [
     A("install -D x .git/hooks/pre-commit", "writes .git/hooks/pre-commit",
-      "where git finds programs to run", "cs"),
-    A("dd of=.git/config if=x", "writes .git/config", "where git finds programs to run", "cs"),
+      Why.WRITES, "cs"),
+    A("dd of=.git/config if=x", "writes .git/config", Why.WRITES, "cs"),
     A("git checkout-index --prefix=.git/hooks/ pre-commit", "writes .git/hooks",
-      "where git finds programs to run", "cs"),
+      Why.WRITES, "cs"),
     A("git archive HEAD | tar -x -C .git/hooks", "writes .git/hooks",
-      "where git finds programs to run", "cs"),
-    A("unzip x.zip -d .git", "writes .git", "where git finds programs to run", "cs"),
+      Why.WRITES, "cs"),
+    A("unzip x.zip -d .git", "writes .git", Why.WRITES, "cs"),
     A("ln -sf ../../x .git/hooks/pre-commit", "writes .git/hooks/pre-commit",
-      "where git finds programs to run", "cs"),
+      Why.WRITES, "cs"),
     A("cp x /srv/project/.git/config", "writes /srv/project/.git/config",
-      "where git finds programs to run", "cs"),
-    A("mv -t .git/hooks x", "writes .git/hooks", "where git finds programs to run", "cs"),
-    A("sort -o .git/config x", "writes .git/config", "where git finds programs to run", "cs"),
-    A("cp x src/../.git/config", "writes src/../.git/config", "where git finds programs to run",
+      Why.WRITES, "cs"),
+    A("mv -t .git/hooks x", "writes .git/hooks", Why.WRITES, "cs"),
+    A("sort -o .git/config x", "writes .git/config", Why.WRITES, "cs"),
+    A("cp x src/../.git/config", "writes src/../.git/config", Why.WRITES,
       "cs"),
     # the link itself names .git: what is written through it later is .git too
-    A("ln -s .git g && cp x g/hooks/pre-commit", "writes .git", "where git finds programs", "cs"),
-    A("mv .git g && cp x g/config && mv g .git", "writes .git", "where git finds programs", "cs"),
-    A("pushd .git && cp ../x config", "writes config", "only known at run time", RUNS),
+    A("ln -s .git g && cp x g/hooks/pre-commit", "writes .git", Why.WRITES, "cs"),
+    A("mv .git g && cp x g/config && mv g .git", "writes .git", Why.WRITES, "cs"),
+    A("pushd .git && cp ../x config", "writes config", Why.DYNAMIC, RUNS),
 ]
 
 # -- regression: new catalogue entries (wrappers, version, patch -d, cpio -i) -----------------
 
 CATALOGUE = [
-    A("unbuffer sh -c 'rm -r y'", "rm -r y", "rm -r deletes"),
-    A("toybox rm -r y", "rm -r y", "rm -r deletes"),
-    A("systemd-inhibit rm -r y", "rm -r y", "rm -r deletes"),
-    A("catchsegv rm -r y", "rm -r y", "rm -r deletes"),
-    A("entr rm -r y", "rm -r y", "rm -r deletes"),
-    A("entr -s 'rm -r y'", "entr -s", "entr runs code given on the command line", RUNS),
-    A("xvfb-run -s '-fp /x' ls", "xvfb-run -s", "passes options to the X server", RUNS),
-    A("xvfb-run -e /tmp/err ls", "writes /tmp/err", "writes a file", "cs"),
-    A("dbus-run-session --dbus-daemon=./x ls", "--dbus-daemon", "names the program it runs",
+    A("unbuffer sh -c 'rm -r y'", "rm -r y", Why.WRITES),
+    A("toybox rm -r y", "rm -r y", Why.WRITES),
+    A("systemd-inhibit rm -r y", "rm -r y", Why.WRITES),
+    A("catchsegv rm -r y", "rm -r y", Why.WRITES),
+    A("entr rm -r y", "rm -r y", Why.WRITES),
+    A("entr -s 'rm -r y'", "entr -s", Why.EXEC, RUNS),
+    A("xvfb-run -s '-fp /x' ls", "xvfb-run -s", Why.EXEC, RUNS),
+    A("xvfb-run -e /tmp/err ls", "writes /tmp/err", Why.WRITES, "cs"),
+    A("dbus-run-session --dbus-daemon=./x ls", "--dbus-daemon", Why.EXEC,
       RUNS),
     A("dbus-run-session --config-file=x.conf ls", "--config-file",
-      "a dbus configuration can start programs", RUNS),
-    A("fakeroot -l ./x.so ls", "fakeroot -l", "preloads a library", RUNS),
+      Why.EXEC, RUNS),
+    A("fakeroot -l ./x.so ls", "fakeroot -l", Why.EXEC, RUNS),
     # faketime takes its options as whole words only: read as TIMESTAMP CMD, any option
     # makes the command an unknown program (here 'now ls')
-    A("faketime --date-prog=./x now ls", "now ls", "unknown", "cs"),
-    A("ruby -ve 'system(\"id\")'", "ruby -ve", "runs Ruby code", RUNS),
-    A("ruby -v -r./x", "ruby -v -r./x", "loads a library", RUNS),
-    A("lua -v -e 'os.execute(1)'", "lua -v -e", "runs Lua code", RUNS),
-    A("gcc -v -wrapper sh,-c,id", "gcc -v -wrapper", "runs every compiler program", RUNS),
-    A("gcc -v -B./x/ --help", "gcc -v -B./x/", "names where it finds the programs", RUNS),
-    A("clang -v -fplugin=./x.so", "clang -v -fplugin", "loads a compiler plugin", RUNS),
-    A("patch -d/etc -p1 < x.patch", "writes /etc", "writes a file", "cs"),
-    A("patch --directory /etc -p1 < x.patch", "writes /etc", "writes a file", "cs"),
-    A("cpio -i < a.cpio", "cpio -i", "absolute ones included", "cs"),
-    A("cpio --extract -F a.cpio", "cpio --extract", "absolute ones included", "cs"),
+    A("faketime --date-prog=./x now ls", "now ls", Why.UNKNOWN, "cs"),
+    A("ruby -ve 'system(\"id\")'", "ruby -ve", Why.EXEC, RUNS),
+    A("ruby -v -r./x", "ruby -v -r./x", Why.EXEC, RUNS),
+    A("lua -v -e 'os.execute(1)'", "lua -v -e", Why.EXEC, RUNS),
+    A("gcc -v -wrapper sh,-c,id", "gcc -v -wrapper", Why.EXEC, RUNS),
+    A("gcc -v -B./x/ --help", "gcc -v -B./x/", Why.EXEC, RUNS),
+    A("clang -v -fplugin=./x.so", "clang -v -fplugin", Why.EXEC, RUNS),
+    A("patch -d/etc -p1 < x.patch", "writes /etc", Why.WRITES, "cs"),
+    A("patch --directory /etc -p1 < x.patch", "writes /etc", Why.WRITES, "cs"),
+    A("cpio -i < a.cpio", "cpio -i", Why.WRITES, "cs"),
+    A("cpio --extract -F a.cpio", "cpio --extract", Why.WRITES, "cs"),
 ]
 
 # -- array subscripts: bash evaluates `a[...]` in a value wherever it does arithmetic ----------
@@ -138,20 +139,20 @@ CATALOGUE = [
 # `a[\$\(cmd\)]` and `printf 'a[%s(cmd)]' '$'` both make `a[$(cmd)]` (checked with printf).
 
 SUBSCRIPT = [
-    A("x='a[`id`]'; echo ${!x}", "", "array subscript holding a command", RUNS),
-    A("printf -v x %s 'a[$(id)]'; [[ $x -gt 0 ]]", "", "array subscript holding a command",
+    A("x='a[`id`]'; echo ${!x}", "", Why.UNKNOWN, RUNS),
+    A("printf -v x %s 'a[$(id)]'; [[ $x -gt 0 ]]", "", Why.UNKNOWN,
       RUNS),
-    A("x='a[$(rm -r y)]'; echo $((x))", "", "array subscript holding a command", RUNS),
+    A("x='a[$(rm -r y)]'; echo $((x))", "", Why.UNKNOWN, RUNS),
 ]
 ESCAPED_SUBSCRIPT = "an escaped or built value bash evaluates as an expression: HIGH"
 SUBSCRIPT_HOLES = [
-    A("x=a[\\$\\(rm\\ -r\\ y\\)]; echo $((x))", "", "subscript", RUNS),
-    A("printf -v x 'a[%s(rm -r y)]' '$'; echo $((x))", "", "subscript", RUNS),
-    A("x=$(printf 'a[\\x24(rm -r y)]'); echo $((x + 1))", "", "subscript", RUNS),
-    A("read x <<< 'a[$''(rm -r y)]'; echo $((x))", "", "subscript", RUNS),
-    A("declare -i n; n=a[\\$\\(rm\\ -r\\ y\\)]", "", "subscript", RUNS),
-    A("x=a[\\$\\(rm\\ -r\\ y\\)]; [[ $x -gt 0 ]]", "", "subscript", RUNS),
-    A("x=a[\\$\\(rm\\ -r\\ y\\)]; echo ${!x}", "", "subscript", RUNS),
+    A("x=a[\\$\\(rm\\ -r\\ y\\)]; echo $((x))", "", Why.UNKNOWN, RUNS),
+    A("printf -v x 'a[%s(rm -r y)]' '$'; echo $((x))", "", Why.UNKNOWN, RUNS),
+    A("x=$(printf 'a[\\x24(rm -r y)]'); echo $((x + 1))", "", Why.UNKNOWN, RUNS),
+    A("read x <<< 'a[$''(rm -r y)]'; echo $((x))", "", Why.UNKNOWN, RUNS),
+    A("declare -i n; n=a[\\$\\(rm\\ -r\\ y\\)]", "", Why.UNKNOWN, RUNS),
+    A("x=a[\\$\\(rm\\ -r\\ y\\)]; [[ $x -gt 0 ]]", "", Why.UNKNOWN, RUNS),
+    A("x=a[\\$\\(rm\\ -r\\ y\\)]; echo ${!x}", "", Why.UNKNOWN, RUNS),
 ]
 
 ATTACKS3 = PLAIN + GIT_DIR + CATALOGUE + SUBSCRIPT + SUBSCRIPT_HOLES
@@ -162,62 +163,62 @@ NO_RULES3 = [
     # procps watch joins its words into one string and runs it with `sh -c` unless -x
     # (man watch: "-x ... Pass command to exec(2) instead of sh -c"); saikish analyses the
     # words as argv, so quoted shell text in them is never seen.
-    A("watch ls '; rm -r y'", "rm -r y", "rm -r deletes", "cs"),
-    A("watch echo '$(rm -r y)'", "rm -r y", "rm -r deletes", "cs"),
+    A("watch ls '; rm -r y'", "rm -r y", Why.WRITES, "cs"),
+    A("watch echo '$(rm -r y)'", "rm -r y", Why.WRITES, "cs"),
     # A command with no path operand reads the working directory (man grep: "if no file
     # operand is given, grep searches the working directory"); after a cd out of the
     # workspace that is the home directory, a sibling project, /etc.
-    A("cd ~ && grep -r 'PRIVATE KEY'", "reads", "", RUNS),
-    A("cd ~/.ssh && grep -r -A30 KEY", "reads", "", RUNS),
-    A("cd .. && rg -uu password", "reads", "outside the workspace", RUNS),
-    A("env -C ~ grep -r token", "reads", "", RUNS),
-    A("pushd ~ && rg -uu KEY", "reads", "", RUNS),
-    A("cd && rg -uu KEY", "reads", "", RUNS),
-    A("cd / && ls -la", "reads", "outside the workspace", RUNS),
+    A("cd ~ && grep -r 'PRIVATE KEY'", "reads", Why.READS_OUTSIDE, RUNS),
+    A("cd ~/.ssh && grep -r -A30 KEY", "reads", Why.SECRET, RUNS),
+    A("cd .. && rg -uu password", "reads", Why.READS_OUTSIDE, RUNS),
+    A("env -C ~ grep -r token", "reads", Why.READS_OUTSIDE, RUNS),
+    A("pushd ~ && rg -uu KEY", "reads", Why.DYNAMIC, RUNS),
+    A("cd && rg -uu KEY", "reads", Why.READS_OUTSIDE, RUNS),
+    A("cd / && ls -la", "reads", Why.READS_OUTSIDE, RUNS),
     # BSD `e` may come as its own word: "Options of different types may be freely mixed"
     # (man ps); only a first word holding 'e' is looked at.
-    A("ps ax e", "ps ax e", "environment", RUNS),
-    A("ps -A e", "ps -A e", "environment", RUNS),
-    A("ps -e -o pid,args e", "ps -e -o pid,args e", "environment", RUNS),
+    A("ps ax e", "ps ax e", Why.SECRET, RUNS),
+    A("ps -A e", "ps -A e", Why.SECRET, RUNS),
+    A("ps -e -o pid,args e", "ps -e -o pid,args e", Why.SECRET, RUNS),
     # faketime (libfaketime src/faketime.c) compares each word to -m, -p, -f,
     # --exclude-monotonic, --date-prog, -v, -h exactly and takes the first other word as
     # the timestamp: '--' is the timestamp (with -f no date(1) check) and 'rm' the program.
-    A("faketime -f -- rm ls -r x", "-- rm ls -r x", "unknown", "cs"),
-    A("faketime -f -mf rm ls -r x", "-mf rm ls -r x", "unknown", "cs"),
+    A("faketime -f -- rm ls -r x", "-- rm ls -r x", Why.UNKNOWN, "cs"),
+    A("faketime -f -mf rm ls -r x", "-mf rm ls -r x", Why.UNKNOWN, "cs"),
     # GNU patch -B PREFIX / -Y PREFIX: "with -B /junk/ the simple backup file name for
     # src/patch/util.c is /junk/src/patch/util.c" (man patch): backups land outside.
-    A("patch -b -B ~/. bashrc x.patch", "writes ~/.", "writes a file", "s"),
-    A("patch -b --prefix=/tmp/ -p1 -i x.patch", "writes /tmp/", "writes a file", "s"),
-    A("patch -b -Y ../../ -p1 -i x.patch", "writes ../../", "writes a file", "s"),
+    A("patch -b -B ~/. bashrc x.patch", "writes ~/.", Why.WRITES, "s"),
+    A("patch -b --prefix=/tmp/ -p1 -i x.patch", "writes /tmp/", Why.WRITES, "s"),
+    A("patch -b -Y ../../ -p1 -i x.patch", "writes ../../", Why.WRITES, "s"),
     # A glob that bash expands to .git: what is written is .git/config or .git/hooks.
-    A("cp x .gi?/config", "writes .gi?/config", "where git finds programs to run", "s"),
+    A("cp x .gi?/config", "writes .gi?/config", Why.WRITES, "s"),
     A("printf '[core]\\n\\tfsmonitor = ./x\\n' >> .gi?/config", "> .gi?/config",
-      "where git finds programs to run", "s"),
-    A("cp pre-commit .[g]it/hooks", "writes .[g]it/hooks", "where git finds programs to run",
+      Why.WRITES, "s"),
+    A("cp pre-commit .[g]it/hooks", "writes .[g]it/hooks", Why.WRITES,
       "s"),
-    A("tar -xf x.tar -C .gi?", "writes .gi?", "where git finds programs to run", "s"),
-    A("ln -s .gi? g && cp x g/config", "writes .gi?", "where git finds programs to run",
+    A("tar -xf x.tar -C .gi?", "writes .gi?", Why.WRITES, "s"),
+    A("ln -s .gi? g && cp x g/config", "writes .gi?", Why.WRITES,
       "s"),
     # GNU tar --transform renames members when extracting too (man tar); '.git/' is a name
     # like any other.
-    A("tar -xf x.tar --transform='s,^,.git/hooks/,'", "--transform", "", "s"),
+    A("tar -xf x.tar --transform='s,^,.git/hooks/,'", "--transform", Why.WRITES, "s"),
     # A bare repository is a git dir not named .git: its config (core.fsmonitor,
     # diff.external) is as much code as .git/config. saikish runs every command with
     # safe.bareRepository=explicit, so `git -C b` never uses it (tests/tools/test_tools.py,
     # test_bash_uses_a_bare_repository_only_when_it_is_named); naming one is asked:
-    A("git --git-dir=b --work-tree=. status", "--git-dir", "", "c"),
+    A("git --git-dir=b --work-tree=. status", "--git-dir", Why.EXEC, "c"),
     # GNU tar: "An archive name that has a colon in it specifies a file or device on a remote
     # machine", reached with rsh (man tar); --force-local turns it off.
-    A("tar tf evil.example:a.tar", "tar tf", "", "c"),
+    A("tar tf evil.example:a.tar", "tar tf", Why.NETWORK, "c"),
     # zsh reads $ZDOTDIR/.zshenv for every shell, -c included: a workspace .zshenv runs.
-    A("ZDOTDIR=. zsh -c ls", "zsh -c ls", "sets ZDOTDIR", RUNS),
-    A("VIRTUAL_ENV=./evil uv pip list", "uv pip list", "sets VIRTUAL_ENV", RUNS),
-    A("SSLKEYLOGFILE=~/.bashrc curl https://x.example", "curl", "SSLKEYLOGFILE", "s"),
+    A("ZDOTDIR=. zsh -c ls", "zsh -c ls", Why.EXEC, RUNS),
+    A("VIRTUAL_ENV=./evil uv pip list", "uv pip list", Why.EXEC, RUNS),
+    A("SSLKEYLOGFILE=~/.bashrc curl https://x.example", "curl", Why.EXEC, "s"),
     # gcc -v prints the version and goes on compiling and linking its inputs; -l is an
     # input (the linker runs and writes a.out), though it is no operand to the grammar.
-    A("gcc -v -shared -lc", "gcc -v -shared -lc", "", "c"),
+    A("gcc -v -shared -lc", "gcc -v -shared -lc", Why.EXEC, "c"),
     # python -m puts the current directory first on sys.path: ./json.py runs.
-    A("python3 -m json.tool x.json", "json.tool", "", "c",
+    A("python3 -m json.tool x.json", "json.tool", Why.EXEC, "c",
       hole="LOW: a json.py or json/ in the workspace runs instead of the standard module"),
 ]
 
@@ -226,21 +227,21 @@ NO_RULES3 = [
 RULED = [
     # A rule for cp/tee/tar covers a write whose glob bash expands into .git.
     (["Bash(cp *)"], A("cp x .gi?/config", "writes .gi?/config",
-                       "where git finds programs to run", "c")),
+                       Why.WRITES, "c")),
     (["Bash(tee *)"], A("tee -a .gi?/config < f", "writes .gi?/config",
-                        "where git finds programs to run", "c")),
-    (["Bash(tar *)"], A("tar -xf x.tar --transform='s,^,.git/hooks/,'", "--transform", "",
+                        Why.WRITES, "c")),
+    (["Bash(tar *)"], A("tar -xf x.tar --transform='s,^,.git/hooks/,'", "--transform", Why.WRITES,
                         "c")),
     # 'names .git' is tested as a substring: a glob meant for .github or .gitignore reaches in.
     ([{"tool": "write_file", "when": {"path": ".git*/**"}}],
-     A("echo x >> .git/config", "> .git/config", "where git finds programs to run", "cs")),
+     A("echo x >> .git/config", "> .git/config", Why.WRITES, "cs")),
     ([{"tool": "write_file", "when": {"path": ".git*"}}],
-     A("printf 'gitdir: ./evil\\n' > .git", "> .git", "where git finds programs to run", "s")),
+     A("printf 'gitdir: ./evil\\n' > .git", "> .git", Why.WRITES, "s")),
     # regression: a rule that does not name .git never reaches into it
     ([{"tool": "write_file", "when": {"path": "**"}}],
-     A("echo x >> .git/config", "> .git/config", "where git finds programs to run", "cs")),
+     A("echo x >> .git/config", "> .git/config", Why.WRITES, "cs")),
     (["Bash(cp *)"], A("cp x .git/hooks/pre-commit", "writes .git/hooks/pre-commit",
-                       "where git finds programs to run", "cs")),
+                       Why.WRITES, "cs")),
 ]
 
 # -- symlinks from a cloned project: 'home' -> the home directory, 'h=' -> / ------------------
@@ -248,16 +249,17 @@ RULED = [
 SYMLINKS3 = [
     # bash expands ~ after the '=' of a word that looks like an assignment, even as an
     # argument (printf: h=~/x -> h=/home/.../x); through the link 'h=' that is the home.
-    A("cat h=~/.gitconfig", "reads h=~/.gitconfig", "only known at run time", RUNS),
-    A("cp x h=~/.bashrc", "writes", "", "s"),
+    A("cat h=~/.gitconfig", "reads h=~/.gitconfig", Why.DYNAMIC, RUNS),
+    A("cp x h=~/.bashrc", "writes", Why.DYNAMIC, "s"),
     # grep -R and rg -L follow the links they meet while recursing.
     # Left open: asking for every grep -R would also stop rules covering `xargs grep` (its
     # input could spell -R); links named as paths are resolved (below).
-    A("grep -R KEY .", "grep -R", "", RUNS,
+    A("grep -R KEY .", "grep -R", Why.READS_OUTSIDE, RUNS,
       hole="MEDIUM: grep -R follows home -> the home directory"),
-    A("rg -L KEY", "rg -L", "", RUNS, hole="MEDIUM: rg -L follows home -> the home directory"),
+    A("rg -L KEY", "rg -L", Why.READS_OUTSIDE, RUNS,
+      hole="MEDIUM: rg -L follows home -> the home directory"),
     # regression: a link named as a path is resolved
-    A("cat home/.bashrc", "reads home/.bashrc", "outside the workspace", RUNS),
+    A("cat home/.bashrc", "reads home/.bashrc", Why.READS_OUTSIDE, RUNS),
 ]
 
 

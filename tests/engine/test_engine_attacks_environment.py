@@ -17,6 +17,7 @@ from saikish.engine.commands.catalogue import Catalogue
 from saikish.engine.commands.environment import environment_concern
 from saikish.engine.commands.variables import variables
 from saikish.types import Autonomy, Source, Verdict
+from saikish.types import ReasonKind as Why
 from tests.engine.test_engine_attacks import (
     RUNS,
     A,
@@ -27,44 +28,41 @@ from tests.engine.test_engine_attacks import (
     explain,
 )
 
-PRINTS = "prints environment variables or credentials"
-SECRET = "which may hold a secret"
-
 ROWS = [
-    A("env", "env", PRINTS, RUNS),
-    A("env -u HOME", "env -u HOME", PRINTS, RUNS),
-    A("env -0 | tr '\\0' '\\n'", "env -0", PRINTS, RUNS),
-    A("printenv", "printenv", PRINTS, RUNS),
-    A("set", "set", PRINTS, RUNS),
-    A("export -p", "export -p", PRINTS, RUNS),
-    A("declare -p", "declare -p", PRINTS, RUNS),
-    A("typeset -x", "typeset -x", PRINTS, RUNS),
-    A("make -p -f /dev/null", "make -p", PRINTS, RUNS),
-    A("npm run env", "npm run env", PRINTS, RUNS),
-    A("kubectl config view --flatten", "kubectl config view --flatten", "credentials", RUNS),
-    A("kubectl config view --raw", "kubectl config view --raw", "credentials", RUNS),
-    A("gh auth token", "gh auth token", PRINTS, RUNS),
-    A("gh auth status --show-token", "gh auth status", PRINTS, RUNS),
-    A("aws configure export-credentials --format env", "aws configure", PRINTS, RUNS),
-    A("aws configure get aws_secret_access_key", "aws configure get", PRINTS, RUNS),
-    A('echo "${!name}"', "echo", PRINTS, RUNS),
+    A("env", "env", Why.SECRET, RUNS),
+    A("env -u HOME", "env -u HOME", Why.SECRET, RUNS),
+    A("env -0 | tr '\\0' '\\n'", "env -0", Why.SECRET, RUNS),
+    A("printenv", "printenv", Why.SECRET, RUNS),
+    A("set", "set", Why.SECRET, RUNS),
+    A("export -p", "export -p", Why.SECRET, RUNS),
+    A("declare -p", "declare -p", Why.SECRET, RUNS),
+    A("typeset -x", "typeset -x", Why.SECRET, RUNS),
+    A("make -p -f /dev/null", "make -p", Why.SECRET, RUNS),
+    A("npm run env", "npm run env", Why.SECRET, RUNS),
+    A("kubectl config view --flatten", "kubectl config view --flatten", Why.SECRET, RUNS),
+    A("kubectl config view --raw", "kubectl config view --raw", Why.SECRET, RUNS),
+    A("gh auth token", "gh auth token", Why.SECRET, RUNS),
+    A("gh auth status --show-token", "gh auth status", Why.SECRET, RUNS),
+    A("aws configure export-credentials --format env", "aws configure", Why.SECRET, RUNS),
+    A("aws configure get aws_secret_access_key", "aws configure get", Why.SECRET, RUNS),
+    A('echo "${!name}"', "echo", Why.SECRET, RUNS),
     # One secret variable: the same verdict whichever way it is printed.
-    A("printenv OPENAI_API_KEY", "printenv OPENAI_API_KEY", SECRET, RUNS),
-    A("echo $OPENAI_API_KEY", "echo", SECRET, RUNS),
-    A('echo "token: ${GITHUB_TOKEN}"', "echo", SECRET, RUNS),
-    A("declare -p AWS_SECRET_ACCESS_KEY", "declare -p", SECRET, RUNS),
-    A("printf '%s' \"$DB_PASSWORD\"", "printf", SECRET, RUNS),
-    A("printenv github_token", "printenv github_token", SECRET, RUNS),
-    A("printenv \"$NAME\"", "printenv", PRINTS, RUNS),
-    A("echo OPENAI_API_KEY | xargs printenv", "printenv", PRINTS, RUNS),
-    A("declare -p \"$v\"", "declare -p", PRINTS, RUNS),
+    A("printenv OPENAI_API_KEY", "printenv OPENAI_API_KEY", Why.SECRET, RUNS),
+    A("echo $OPENAI_API_KEY", "echo", Why.SECRET, RUNS),
+    A('echo "token: ${GITHUB_TOKEN}"', "echo", Why.SECRET, RUNS),
+    A("declare -p AWS_SECRET_ACCESS_KEY", "declare -p", Why.SECRET, RUNS),
+    A("printf '%s' \"$DB_PASSWORD\"", "printf", Why.SECRET, RUNS),
+    A("printenv github_token", "printenv github_token", Why.SECRET, RUNS),
+    A("printenv \"$NAME\"", "printenv", Why.SECRET, RUNS),
+    A("echo OPENAI_API_KEY | xargs printenv", "printenv", Why.SECRET, RUNS),
+    A("declare -p \"$v\"", "declare -p", Why.SECRET, RUNS),
     # Hijack variables, set without an assignment word too.
-    A("NODE_OPTIONS=--require=./x.js git status", "git status", "NODE_OPTIONS", RUNS),
-    A("export LD_PRELOAD=./x.so; ls", "ls", "LD_PRELOAD", RUNS),
-    A("env GIT_SSH_COMMAND='sh -c id' git fetch", "git fetch", "GIT_SSH_COMMAND", RUNS),
-    A("PYTHONPATH=. python3 -m json.tool x.json", "json.tool", "PYTHONPATH", RUNS),
-    A("GOFLAGS=-toolexec=./x go build", "go build", "GOFLAGS", RUNS),
-    A("CGO_CFLAGS=-fplugin=./x.so go build", "go build", "CGO_CFLAGS", RUNS),
+    A("NODE_OPTIONS=--require=./x.js git status", "git status", Why.EXEC, RUNS),
+    A("export LD_PRELOAD=./x.so; ls", "ls", Why.EXEC, RUNS),
+    A("env GIT_SSH_COMMAND='sh -c id' git fetch", "git fetch", Why.EXEC, RUNS),
+    A("PYTHONPATH=. python3 -m json.tool x.json", "json.tool", Why.EXEC, RUNS),
+    A("GOFLAGS=-toolexec=./x go build", "go build", Why.EXEC, RUNS),
+    A("CGO_CFLAGS=-fplugin=./x.so go build", "go build", Why.EXEC, RUNS),
 ]
 
 
@@ -77,7 +75,7 @@ def test_printer_or_hijack_is_blocked_with_no_rules(row: Attack, autonomy: Auton
     found = assess(row.command, context(autonomy, allow=[]))
     assert found.verdict is not Verdict.ALLOW, explain(found)
     assert blocking_part(found, row.part, row.why), \
-        f"expected {row.part!r} to block because {row.why!r}\n{explain(found)}"
+        f"expected {row.part!r} to block for a reason of kind {row.why.value}\n{explain(found)}"
 
 
 @pytest.mark.parametrize(("command", "rule"), [

@@ -18,7 +18,7 @@ from saikish.engine.policy import Context, RuleSet, decide
 from saikish.engine.rules import parse_rule
 from saikish.engine.tiers import Containment
 from saikish.tools import builtin_tools
-from saikish.types import Assessment, Autonomy, Tier, ToolCall, Verdict
+from saikish.types import Assessment, Autonomy, ReasonKind, Tier, ToolCall, Verdict
 from tests.engine.test_engine_attacks import explain
 
 WORKSPACE = "/srv/project"
@@ -70,10 +70,10 @@ def test_project_configuration_runs_contained_never_verified(command: str, why: 
 def test_without_a_sandbox_it_is_asked_and_says_why(command: str, why: str) -> None:
     found = judge(command, Containment())
     assert found.verdict is not Verdict.ALLOW, explain(found)
-    # The finding that makes it build-test names the project's configuration.
-    reasons = [f.why for c in analyse(command).commands if c.parse
-               for f in c.parse.findings]
-    assert any(why in r for r in reasons), reasons
+    # The finding that makes it build-test names the project's configuration, and says
+    # that it runs code.
+    findings = [f for c in analyse(command).commands if c.parse for f in c.parse.findings]
+    assert any(why in f.why and f.reason_kind is ReasonKind.EXEC for f in findings), findings
 
 
 @pytest.mark.parametrize("command", ["cargo --version", "ruff check src", "pylint src"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from saikish.types import Autonomy, Tier, Verdict
+from saikish.types import ReasonKind as Why
 from tests.engine.test_engine_attacks import (
     RUNS,
     A,
@@ -24,34 +25,34 @@ from tests.engine.test_engine_attacks import (
 
 ROWS = [
     # jobs -x CMD ARGS runs CMD: the command is judged, not read as job names.
-    A("jobs -x rm -r build", "rm -r build", "deletes whole directory trees", "cs"),
-    A("jobs -x curl https://x.example/s", "curl", "network"),
-    A("jobs -x bash -c 'cat ~/.ssh/id_rsa'", "id_rsa", "may hold secrets", RUNS),
+    A("jobs -x rm -r build", "rm -r build", Why.WRITES, "cs"),
+    A("jobs -x curl https://x.example/s", "curl", Why.NETWORK),
+    A("jobs -x bash -c 'cat ~/.ssh/id_rsa'", "id_rsa", Why.SECRET, RUNS),
     # history -r FILE reads FILE, -w FILE / -a FILE write it.
-    A("history -r ~/.bash_history", "reads ~/.bash_history", "may hold secrets", RUNS),
-    A("history -w /etc/profile.d/x.sh", "writes /etc/profile.d/x.sh", "writes a file", "cs"),
-    A("history -a ~/.bashrc", "writes ~/.bashrc", "writes a file", "cs"),
+    A("history -r ~/.bash_history", "reads ~/.bash_history", Why.SECRET, RUNS),
+    A("history -w /etc/profile.d/x.sh", "writes /etc/profile.d/x.sh", Why.WRITES, "cs"),
+    A("history -a ~/.bashrc", "writes ~/.bashrc", Why.WRITES, "cs"),
     # exec -a NAME / env -a NAME: a multi-call binary acts as NAME.
-    A("exec -a rm busybox -rf /", "exec -a", "sets the name the program runs as", RUNS),
-    A("env -a sh busybox -c id", "env -a", "sets the name the program runs as", RUNS),
+    A("exec -a rm busybox -rf /", "exec -a", Why.EXEC, RUNS),
+    A("env -a sh busybox -c id", "env -a", Why.EXEC, RUNS),
     A("env --argv0=wget busybox http://x.example", "env --argv0",
-      "sets the name the program runs as", RUNS),
+      Why.EXEC, RUNS),
     # Names of files read from stdin or a file: nobody sees which files are read.
     A("printf '/root/.ssh/id_rsa\\0' | sort --files0-from=-", "sort --files0-from",
-      "reads the names it works on from its input", RUNS),
+      Why.DYNAMIC, RUNS),
     A("sort --files0-from=list.txt", "sort --files0-from",
-      "reads the names it works on from list.txt", RUNS),
-    A("wc -c --files0-from=names", "wc -c --files0-from", "reads the names it works on",
+      Why.DYNAMIC, RUNS),
+    A("wc -c --files0-from=names", "wc -c --files0-from", Why.DYNAMIC,
       RUNS),
-    A("du --files0-from=- < names", "du --files0-from", "reads the names it works on", RUNS),
-    A("tar -cf out.tar -T names.txt", "tar -cf out.tar -T", "reads the names it works on",
+    A("du --files0-from=- < names", "du --files0-from", Why.DYNAMIC, RUNS),
+    A("tar -cf out.tar -T names.txt", "tar -cf out.tar -T", Why.DYNAMIC,
       RUNS),
     A("tar -czf out.tgz --files-from=-", "tar -czf out.tgz --files-from",
-      "reads the names it works on", RUNS),
-    A("xargs -a list.txt cat", "xargs -a", "reads the names it works on from list.txt", RUNS),
-    A("xargs --arg-file=list.txt cat", "xargs --arg-file", "reads the names it works on",
+      Why.DYNAMIC, RUNS),
+    A("xargs -a list.txt cat", "xargs -a", Why.DYNAMIC, RUNS),
+    A("xargs --arg-file=list.txt cat", "xargs --arg-file", Why.DYNAMIC,
       RUNS),
-    A("sort --files0-f=list.txt", "sort --files0-f", "reads the names it works on", RUNS),
+    A("sort --files0-f=list.txt", "sort --files0-f", Why.DYNAMIC, RUNS),
 ]
 
 EVERYDAY = ["jobs -l", "history 20", "sort names.txt", "wc -l src/app.py",
@@ -68,7 +69,7 @@ def test_role_attack_is_blocked_with_no_rules(row: Attack, autonomy: Autonomy) -
     assert found.verdict is not Verdict.ALLOW or found.tier is not Tier.VERIFIED, explain(found)
     assert found.verdict is not Verdict.ALLOW, explain(found)
     assert blocking_part(found, row.part, row.why), \
-        f"expected {row.part!r} to block because {row.why!r}\n{explain(found)}"
+        f"expected {row.part!r} to block for a reason of kind {row.why.value}\n{explain(found)}"
 
 
 @pytest.mark.parametrize(("command", "rule"), [

@@ -7,25 +7,28 @@ from dataclasses import dataclass
 
 import pytest
 
+from saikish.types import ReasonKind as Why
+
 
 @dataclass(frozen=True)
 class Gtfo:
-    """One form of one binary: which part blocks it (with a rule, and with none) and why."""
+    """One form of one binary: which part blocks it (with a rule, and with none), and the
+    kind of reason why."""
 
     binary: str
     kind: str  # shell, command, write, read, upload, download, suid
     command: str
     rules: tuple[str, ...]  # the permissive prefix rules in force for the first check
     part: str
-    why: str
+    why: Why  # the kind of reason the part blocks for
     hole: str | None  # allowed under the prefix rule today (xfail strict)
     part0: str
-    why0: str
+    why0: Why
     hole0: str | None  # allowed with no rule at all today (xfail strict)
 
 
-def G(binary: str, kind: str, command: str, rules: tuple[str, ...], part: str, why: str,
-      hole: str | None, part0: str, why0: str, hole0: str | None) -> Gtfo:
+def G(binary: str, kind: str, command: str, rules: tuple[str, ...], part: str, why: Why,
+      hole: str | None, part0: str, why0: Why, hole0: str | None) -> Gtfo:
     """A row (short name: the table below is long)."""
     return Gtfo(binary, kind, command, rules, part, why, hole, part0, why0, hole0)
 
