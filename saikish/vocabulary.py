@@ -41,12 +41,14 @@ from saikish.types import (
     Usage,
     Verdict,
 )
+from saikish.view import Arguments, Command, FileChange, View
 
 FINISHED, STOPPED, MAX_ITERATIONS, ERROR = (ExitReason.FINISHED, ExitReason.STOPPED,
                                            ExitReason.MAX_ITERATIONS, ExitReason.ERROR)
 EXIT_REASONS = tuple(ExitReason)
 EXCERPT_CHARS, EXCERPT_LINES = 400, 8
 PATHS_SHOWN = 100  # per list of a files_changed event; the checkpoint keeps them all
+DIFF_LINES_SHOWN = 2000  # of a file change's diff; the rest is counted in `more`
 # bash ends its output with this line; notes may follow it (the sandbox's, an edit's).
 _EXIT_CODE = re.compile(r"^\[exit code (-?\d+)\]$", re.MULTILINE)
 
@@ -88,7 +90,37 @@ def decision_fields(decision: Decision, assessment: Assessment | None = None,
         "feedback": decision.feedback,
         "risk": risk_name(assessment.risk) if assessment else None,
         "reason": _reason(decision, assessment),
+        "reason_kind": reason_kind_name(assessment),
     }
+
+
+def reason_kind_name(assessment: Assessment | None) -> str | None:
+    """exec | writes | network | ...: the kind of reason a call was not verified for
+    (docs/SPEC.md §4.1), or None for a verified one."""
+    kind = assessment.reason_kind if assessment is not None else None
+    return kind.value if kind is not None else None
+
+
+def view_fields(view: View | None) -> dict[str, Any] | None:
+    """What a call does, as its tool shows it (saikish/view.py): {"type": "command" |
+    "file_change" | "arguments", ...}; None when it was not worked out."""
+    if isinstance(view, Command):
+        return {"type": "command", "command": view.command,
+                "writes": [file_change_fields(w) for w in view.writes]}
+    if isinstance(view, FileChange):
+        return {"type": "file_change", **file_change_fields(view)}
+    if isinstance(view, Arguments):
+        return {"type": "arguments", "arguments": dict(view.arguments), "raw": view.raw}
+    return None
+
+
+def file_change_fields(change: FileChange) -> dict[str, Any]:
+    """path, kind (new | overwrite | append | edit | edit_fails | special), the unified
+    diff as `text` (cut at DIFF_LINES_SHOWN lines, the rest counted in `more`), `stat`."""
+    lines = change.diff_lines()
+    return {"path": change.path, "kind": change.kind.value,
+            "text": "\n".join(lines[:DIFF_LINES_SHOWN]),
+            "more": max(0, len(lines) - DIFF_LINES_SHOWN), "stat": change.stat() or None}
 
 
 def _reason(decision: Decision, assessment: Assessment | None) -> str | None:
@@ -146,7 +178,8 @@ def event_json(event: Event) -> dict[str, Any]:
 
 def _call_decided(event: CallDecided) -> dict[str, Any]:
     return {"call": call_fields(event.call),
-            **decision_fields(event.decision, event.assessment, event.edited)}
+            **decision_fields(event.decision, event.assessment, event.edited),
+            "view": view_fields(event.view)}
 
 
 def _call_finished(event: CallFinished) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from saikish.tools.sandbox.launcher import (
     start_sandbox,
 )
 from saikish.types import Assessment, Autonomy, Mode, ToolCall, Verdict
+from saikish.view import View
 
 
 def run_subcommand(name: str, argv: list[str], io: Streams) -> int:
@@ -103,14 +104,18 @@ def check(argv: list[str], io: Streams) -> int:
             return CHECK_EXIT[worst] if args.exit_code else 0
         call = _check_call(args)
         assessment = judge.decide(call)
+        tool = judge.tools.get(call.name)
+        # What the call would do, as its tool shows it: the box, the transcript and json
+        # output show the same (a file tool's diff against the file as it is now).
+        view = tool.show(call, session.workspace) if tool is not None else None
     finally:
         session.close()
     if args.json:
-        data = check_json(assessment)
+        data = check_json(assessment, view)
         data["warnings"] = list(session.warnings())
         print(json.dumps(data, ensure_ascii=False), file=io.stdout)
     else:
-        _print_check(call, assessment, io)
+        _print_check(assessment, view, io)
     return CHECK_EXIT[check_json(assessment)["decision"]] if args.exit_code else 0
 
 
@@ -251,28 +256,30 @@ def _check_batch(source: str, judge: _Judge, io: Streams) -> str:
         if not command.strip() or command.lstrip().startswith("#"):
             continue  # as a shell reads a script: nothing to run
         assessment = judge.decide(ToolCall("check", "bash", {"command": command}))
-        record = check_json(assessment)
+        record = check_json(assessment)  # the command is the view: it is said once, below
         record["command"] = command
         write(json.dumps(record, ensure_ascii=False) + "\n")
         worst = max(worst, record["decision"], key=CHECK_EXIT.__getitem__)
     return worst
 
 
-def check_json(assessment: Assessment) -> dict[str, Any]:
+def check_json(assessment: Assessment, view: View | None = None) -> dict[str, Any]:
     """The object `saikish check --json` prints (SPEC 8; words from docs/events.md)."""
-    from saikish.vocabulary import risk_name, verdict_name
+    from saikish.vocabulary import reason_kind_name, risk_name, verdict_name, view_fields
 
-    return {
+    data: dict[str, Any] = {
         "decision": verdict_name(assessment),
         "tier": assessment.tier.value,
         "risk": risk_name(assessment.risk),
         "reason": assessment.reason,
+        "reason_kind": reason_kind_name(assessment),
         # Why a contained call was not verified (docs/SPEC.md §4.1); null otherwise.
         "not_verified": assessment.unverified or None,
         # An ask is decided by the person (docs/SPEC.md §4.1 step 7).
         "source": "user" if assessment.verdict is Verdict.ASK else assessment.source.value,
         "rule": assessment.rule,
-        "commands": [{"argv": list(c.argv), "risk": c.risk.name, "allowed_by": c.allowed_by}
+        "commands": [{"argv": list(c.argv), "risk": c.risk.name, "allowed_by": c.allowed_by,
+                      "reason_kind": None if c.permitted else c.reason_kind.value}
                      for c in assessment.commands if not c.is_redirect],
         "writes": [c.argv[1] for c in assessment.commands
                    if c.is_redirect and c.argv[0] != "reads"],
@@ -280,16 +287,22 @@ def check_json(assessment: Assessment) -> dict[str, Any]:
                   if c.is_redirect and c.argv[0] == "reads"],
         "proposed_rules": list(assessment.proposed_rules),
     }
+    if view is not None:
+        data["view"] = view_fields(view)
+    return data
 
 
-def _print_check(call: ToolCall, assessment: Assessment, io: Streams) -> None:
+def _print_check(assessment: Assessment, view: View | None, io: Streams) -> None:
     from rich.text import Text
 
     from saikish.inert import inert
     from saikish.ui.parts import CommandTable, risk_label, stream_console
+    from saikish.ui.preview import call_body
 
     console = stream_console(io.stdout)
     data = check_json(assessment)
+    if view is not None:
+        console.print(call_body(view, max_lines=None))
     console.print(Text.assemble((data["decision"].upper(), "bold"), "  ",
                                 risk_label(assessment.risk), "  ", inert(assessment.reason)))
     if assessment.commands:

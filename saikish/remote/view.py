@@ -14,9 +14,7 @@ from saikish.remote.protocol import message
 from saikish.runtime.approval import ApprovalRequest
 from saikish.types import CommandCheck, ToolCall
 from saikish.view import FileChange, View
-
-# Lines of a diff sent; the rest is counted, never silently cut.
-MAX_DIFF_LINES = 2000
+from saikish.vocabulary import file_change_fields
 
 
 def approval_needed(request: ApprovalRequest, execution_id: str, session_id: str,
@@ -43,7 +41,7 @@ def approval_needed(request: ApprovalRequest, execution_id: str, session_id: str
 
 def part(check: CommandCheck) -> dict[str, Any]:
     """One simple command of a bash call: its risk and why it runs or is asked."""
-    text = f"> {check.argv[1]}" if check.is_redirect and len(check.argv) > 1 else check.text
+    text = check.text  # a file part says what it does to it: "> f", "writes f", "reads f"
     if check.allowed_by:
         reason = f"allowed by {check.allowed_by}"
     elif check.auto:
@@ -56,13 +54,11 @@ def part(check: CommandCheck) -> dict[str, Any]:
 
 def file_change(view: View) -> dict[str, Any] | None:
     """A call that changes a file, as its tool works the change out: the path, what kind
-    of change, and the unified diff (a change that will fail: what it asked for)."""
+    of change, and the unified diff (a change that will fail: what it asked for), in the
+    words json output uses (saikish/vocabulary.py)."""
     if not isinstance(view, FileChange) or not view.path:
         return None
-    lines = view.diff_lines()
-    return {"path": view.path, "kind": view.kind.value,
-            "text": "\n".join(lines[:MAX_DIFF_LINES]),
-            "more": max(0, len(lines) - MAX_DIFF_LINES)}
+    return file_change_fields(view)
 
 
 def _summary(call: ToolCall) -> str:

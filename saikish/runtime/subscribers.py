@@ -31,6 +31,7 @@ from saikish.vocabulary import (
     files_fields,
     result_fields,
     usage_fields,
+    view_fields,
 )
 
 
@@ -74,7 +75,8 @@ class JsonResult:
         elif isinstance(event, CallDecided):
             self._update(event.call.id, {
                 **decision_fields(event.decision, event.assessment, event.edited),
-                "final_arguments": event.call.wire_arguments if event.edited else None})
+                "final_arguments": event.call.wire_arguments if event.edited else None,
+                "view": view_fields(event.view)})
         elif isinstance(event, CallFinished):
             self._update(event.call.id, self._finished(event))
         elif isinstance(event, FilesChanged):
@@ -115,4 +117,4 @@ class JsonResult:
 
 def _undecided() -> dict[str, Any]:
     return {**decision_fields(Decision.not_run("never reached")), "final_arguments": None,
-            "result": None, "duration_s": 0.0}
+            "view": None, "result": None, "duration_s": 0.0}

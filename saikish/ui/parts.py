@@ -39,8 +39,8 @@ class CommandTable:
                          max_width=max(12, options.max_width * 2 // 5))
         table.add_column(overflow="fold")
         for check in self.commands:
-            text = f"> {check.argv[1]}" if check.is_redirect else check.text
-            table.add_row(risk_label(check.risk), Text(inert(text.replace("\n", " ⏎ "))),
+            # A file part says what it does to the file: "> f", "writes f", "reads f".
+            table.add_row(risk_label(check.risk), Text(inert(check.text.replace("\n", " ⏎ "))),
                           _status(check))
         yield table
 

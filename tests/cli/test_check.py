@@ -19,8 +19,11 @@ def test_check_json_explains_each_command(cli: CLI) -> None:
     data = json.loads(run.out)
     assert (data["decision"], data["risk"]) == ("ask", "NETWORK")
     assert data["commands"] == [
-        {"argv": ["git", "diff"], "risk": "READ_ONLY", "allowed_by": "Bash(git diff *)"},
-        {"argv": ["npm", "install", "x"], "risk": "NETWORK", "allowed_by": None}]
+        {"argv": ["git", "diff"], "risk": "READ_ONLY", "allowed_by": "Bash(git diff *)",
+         "reason_kind": None},
+        {"argv": ["npm", "install", "x"], "risk": "NETWORK", "allowed_by": None,
+         "reason_kind": "network"}]
+    assert data["reason_kind"] == "network"
     assert data["proposed_rules"] == ["Bash(npm install *)"]
 
 

@@ -74,8 +74,15 @@ def test_json_output_has_every_call_with_its_decision(cli: CLI, tmp_path: Path) 
     ]
     assert all(set(c) == {"id", "name", "arguments", "decision", "tier", "source", "rule",
                           "edited",
-                          "feedback", "risk", "reason", "final_arguments", "result",
-                          "duration_s"} for c in data["calls"])
+                          "feedback", "risk", "reason", "reason_kind", "final_arguments",
+                          "view", "result", "duration_s"} for c in data["calls"])
+    # What each call does, as its tool shows it; the kind of reason it was not verified for.
+    first, _, _, write = data["calls"]
+    assert first["view"] == {"type": "command", "command": "echo hello", "writes": []}
+    assert (first["reason_kind"], write["reason_kind"]) == (None, "writes")
+    assert write["view"] == {"type": "file_change", "path": "out.txt", "kind": "new",
+                             "text": "--- /dev/null\n+++ b/out.txt\n@@ -0,0 +1 @@\n+x",
+                             "more": 0, "stat": "+1 −0"}
     assert not Path("out.txt").exists()
 
 
