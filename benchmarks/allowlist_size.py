@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from saikish.config.allowlist import Allowlist, read_state
-from saikish.engine.rules import parse_rule
+from saikish.rules import parse_rule
 
 SIZES_MB = (1.25, 2.5, 5.0, 10.0)
 

@@ -17,8 +17,8 @@ from saikish.config.allowlist import HEADER, Allowlist, project_root, read_state
 from saikish.config.rule_hints import claude_code_hint, never_matches, unknown_tool_warnings
 from saikish.config.trust import load_config_trusted
 from saikish.engine.policy import Context, decide
-from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import RuleError, UsageError
+from saikish.rules import Rule, parse_rule
 from saikish.runtime.opening import SessionOptions, open_session
 from saikish.runtime.session import Session, relative_path_rule
 from saikish.store import paths

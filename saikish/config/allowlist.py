@@ -38,8 +38,8 @@ from saikish.config.allowlist_text import (
     same_dir,
 )
 from saikish.config.rule_hints import never_matches
-from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import ConfigError, RuleError
+from saikish.rules import Rule, parse_rule
 from saikish.store.atomic import atomic_write
 from saikish.store.filelock import exclusive
 from saikish.store.yamlfile import (

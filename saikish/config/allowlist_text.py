@@ -11,8 +11,8 @@ import os
 
 import yaml
 
-from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import ConfigError, RuleError, SaikishError
+from saikish.rules import Rule, parse_rule
 from saikish.store.yamlfile import compose, is_null, plain
 
 HEADER = "# saikish allowlist: rules here apply to every session.\n"

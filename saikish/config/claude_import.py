@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from saikish.engine.rules import parse_rule
 from saikish.errors import RuleError
 from saikish.hooks.config import EVENTS
 from saikish.mcp.config import SERVER_KEYS, TYPES
+from saikish.rules import parse_rule
 
 SECTIONS = ("allow", "deny", "ask")
 # Claude Code's permission modes and what to do in saikish instead.

@@ -16,10 +16,10 @@ import yaml
 from saikish.config.model_table import PRICE_KEYS
 from saikish.config.rule_hints import never_matches
 from saikish.cost import Price
-from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import ConfigError, RuleError
 from saikish.hooks.config import read_hooks
 from saikish.mcp.config import read_servers
+from saikish.rules import Rule, parse_rule
 from saikish.store.yamlfile import (
     STD,
     check_tag,

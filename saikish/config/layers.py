@@ -29,10 +29,10 @@ from saikish.config.file import (
     read_mcp_json,
 )
 from saikish.cost import Price
-from saikish.engine.rules import Rule
 from saikish.errors import ConfigError
 from saikish.hooks.config import HookTable
 from saikish.mcp.config import ServerTable
+from saikish.rules import Rule
 from saikish.store import paths
 from saikish.store.yamlfile import yaml_problem
 from saikish.tools.sandbox.placeholders import is_stand_in

@@ -12,8 +12,8 @@ import difflib
 import re
 from collections.abc import Iterable, Mapping
 
-from saikish.engine.claude_names import CLAUDE_ONLY_TOOLS
-from saikish.engine.rules import Rule
+from saikish.claude_names import CLAUDE_ONLY_TOOLS
+from saikish.rules import Rule
 from saikish.tools.base import Tool
 
 # Claude Code tool name -> (saikish tool, its path argument, the family to name in the hint).

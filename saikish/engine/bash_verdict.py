@@ -38,7 +38,7 @@ from saikish.engine.permits import (
     target_read_concern,
 )
 from saikish.engine.proposals import Checked, Found, carriers, proposals
-from saikish.engine.rules import Rule
+from saikish.rules import Rule
 from saikish.types import Assessment, CommandCheck, ReasonKind, Risk, Source, Verdict
 
 Pairs = list[tuple[SimpleCommand, Classification]]

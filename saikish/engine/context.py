@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from saikish.engine.programs import ProgramPath
-from saikish.engine.rules import Rule
 from saikish.engine.tiers import Containment
 from saikish.engine.toolfacts import ToolFacts
+from saikish.rules import Rule
 from saikish.types import Autonomy, Mode
 
 BASH = "bash"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from saikish.engine.context import Context
-from saikish.engine.rules import Rule
+from saikish.rules import Rule
 from saikish.types import (
     Assessment,
     Autonomy,

@@ -21,14 +21,14 @@ from saikish.engine.commands.risk import (
     write_risk,
 )
 from saikish.engine.context import READ_TOOL, WRITE_TOOL, Context
-from saikish.engine.rules import (
+from saikish.engine.toolfacts import ToolFacts
+from saikish.rules import (
     _GLOBBY,
     Rule,
     in_git_dir,
     word_match,
     workspace_relative,
 )
-from saikish.engine.toolfacts import ToolFacts
 from saikish.types import CommandCheck, ReasonKind, Risk, ToolCall
 
 

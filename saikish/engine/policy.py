@@ -23,8 +23,8 @@ from saikish.engine.outcomes import (
 )
 from saikish.engine.permits import lifts, tool_ask_rule, tool_covers, write_lifts
 from saikish.engine.proposals import tool_proposals
-from saikish.engine.rules import workspace_relative
 from saikish.engine.toolfacts import ToolFacts, validate
+from saikish.rules import workspace_relative
 from saikish.types import Assessment, Mode, ReasonKind, Risk, Source, ToolCall, Verdict
 
 __all__ = ["BASH", "READ_TOOL", "WRITE_TOOL", "Context", "RuleSet", "decide"]

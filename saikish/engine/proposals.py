@@ -23,7 +23,8 @@ from saikish.engine.bash.shell import CATALOGUE, SimpleCommand, Target
 from saikish.engine.commands.risk import Classification
 from saikish.engine.context import READ_TOOL, WRITE_TOOL, Context
 from saikish.engine.permits import names_remote, rule_covers
-from saikish.engine.rules import (
+from saikish.errors import RuleError
+from saikish.rules import (
     _GLOBBY,
     BASH,
     Rule,
@@ -31,7 +32,6 @@ from saikish.engine.rules import (
     parse_rule,
     workspace_relative,
 )
-from saikish.errors import RuleError
 from saikish.types import CommandCheck, Risk, ToolCall
 
 # Operand roles that make the command run what the operand names (catalogue README).

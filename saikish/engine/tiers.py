@@ -19,7 +19,7 @@ from saikish.engine import boundary
 from saikish.engine.bash.shell import SimpleCommand, Target
 from saikish.engine.commands.grammar import Parse
 from saikish.engine.commands.risk import Classification
-from saikish.engine.rules import in_git_dir, workspace_relative
+from saikish.rules import in_git_dir, workspace_relative
 from saikish.types import Risk
 
 # Outside the workspace, the directories a sandboxed command sees as on the host: system

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from saikish.engine.rules import parse_rule
 from saikish.errors import RuleError
+from saikish.rules import parse_rule
 from saikish.runtime.approval import ApprovalRequest
 from saikish.types import Autonomy, Decision, Outcome, Scope, Source
 

@@ -18,10 +18,10 @@ from saikish.config.allowlist import (
 )
 from saikish.config.layers import Config
 from saikish.engine.policy import Context, RuleSet
-from saikish.engine.rules import PATH_ARGS, Rule, parse_rule
 from saikish.engine.tiers import Containment
 from saikish.hooks.runner import Hooks
 from saikish.hooks.wire import permission_mode
+from saikish.rules import PATH_ARGS, Rule, parse_rule
 from saikish.runtime.program_path import read_program_path
 from saikish.store.audit import AuditLog
 from saikish.tools.base import Tool

@@ -143,8 +143,8 @@ class TerminalApprover:
         With `scope` (Always (remember)), Ctrl-G switches where the rules are saved:
         this project (the default) or every project.
         """
-        from saikish.engine.rules import parse_rule
         from saikish.errors import RuleError
+        from saikish.rules import parse_rule
 
         out = []
         for rule in proposed:

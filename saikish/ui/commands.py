@@ -15,9 +15,9 @@ from saikish.config.rule_hints import (
     never_matches,
     unknown_tool_warnings,
 )
-from saikish.engine.rules import Rule, parse_rule
 from saikish.errors import RuleError, SaikishError
 from saikish.inert import inert
+from saikish.rules import Rule, parse_rule
 from saikish.types import Autonomy, Mode
 from saikish.ui import daily
 

@@ -11,8 +11,8 @@ from rich.text import Text
 
 from saikish.config.allowlist import AllowlistState, ProjectRules, names_project, project_root
 from saikish.config.layers import Config
-from saikish.engine.rules import Rule
 from saikish.inert import inert
+from saikish.rules import Rule
 
 STYLE = {"deny": "red", "ask": "yellow", "allow": "green"}
 

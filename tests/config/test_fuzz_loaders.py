@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from saikish.config.allowlist import Allowlist, AllowlistError, _nonempty, _texts, parse_state
 from saikish.config.layers import merge, read_layer
-from saikish.engine.rules import parse_rule
 from saikish.errors import ConfigError, RuleError
+from saikish.rules import parse_rule
 
 # Bounded so the suite stays fast; SAIKISH_FUZZ_EXAMPLES=5000 for a longer hunt.
 BOUNDED = settings(max_examples=int(os.environ.get("SAIKISH_FUZZ_EXAMPLES", "200")),

@@ -14,7 +14,7 @@ import pytest
 
 from saikish.config.allowlist import Allowlist
 from saikish.config.layers import Config
-from saikish.engine.rules import parse_rule
+from saikish.rules import parse_rule
 from saikish.runtime.session import Session
 from tests.support.harness import ROOT, Run, write_script
 

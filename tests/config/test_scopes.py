@@ -11,7 +11,7 @@ import pytest
 
 from saikish.config.allowlist import Allowlist
 from saikish.config.layers import Config
-from saikish.engine.rules import parse_rule
+from saikish.rules import parse_rule
 from saikish.runtime.session import Session
 from saikish.tools import builtin_tools
 from saikish.types import Scope, ToolCall, Verdict

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from saikish.config.rule_hints import claude_code_hint, unknown_tool_warnings
-from saikish.engine.rules import parse_rule
+from saikish.rules import parse_rule
 from saikish.tools import builtin_tools
 from tests.support.harness import Run, write_script
 

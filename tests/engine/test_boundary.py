@@ -11,7 +11,7 @@ import pytest
 
 from saikish.engine import boundary
 from saikish.engine.policy import Context, RuleSet, decide
-from saikish.engine.rules import parse_rule
+from saikish.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.tools.base import RunContext
 from saikish.tools.files import grep

@@ -23,7 +23,7 @@ import pytest
 
 from saikish.engine.commands.catalogue import Catalogue, Effect, Entry, Option
 from saikish.engine.policy import Context, RuleSet, decide
-from saikish.engine.rules import parse_rule
+from saikish.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.types import Assessment, Autonomy, ToolCall, Verdict
 

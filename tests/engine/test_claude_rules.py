@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from saikish.engine.rules import parse_rule
+from saikish.rules import parse_rule
 from tests.support.harness import Run, write_script
 
 CLI = Callable[..., Run]

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from saikish.engine.policy import Context, RuleSet, decide
-from saikish.engine.rules import parse_rule
+from saikish.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.types import Assessment, Autonomy, Mode, Source, ToolCall, Verdict
 from saikish.types import ReasonKind as Why

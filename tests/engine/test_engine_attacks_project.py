@@ -15,8 +15,8 @@ import pytest
 
 from saikish.engine.bash.shell import analyse
 from saikish.engine.policy import Context, RuleSet, decide
-from saikish.engine.rules import parse_rule
 from saikish.engine.tiers import Containment
+from saikish.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.types import Assessment, Autonomy, ReasonKind, Tier, ToolCall, Verdict
 from tests.engine.test_engine_attacks import explain

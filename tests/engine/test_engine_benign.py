@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from saikish.engine.policy import Context, RuleSet
-from saikish.engine.rules import parse_rule
 from saikish.engine.tiers import Containment
+from saikish.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.types import Autonomy, Source, Tier, Verdict
 from tests.engine.test_engine_attacks import assess, explain

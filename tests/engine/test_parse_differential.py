@@ -34,8 +34,8 @@ from hypothesis import strategies as st
 
 from saikish.engine.bash.shell import ShellAnalysis, SimpleCommand, analyse, mentions_escalation
 from saikish.engine.policy import Context, RuleSet, decide
-from saikish.engine.rules import parse_rule
 from saikish.engine.tiers import Containment
+from saikish.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.types import Tier, ToolCall
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from saikish.engine.policy import Context, RuleSet, decide
-from saikish.engine.rules import parse_rule
+from saikish.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.types import Autonomy, Mode, ReasonKind, Risk, Source, ToolCall, Verdict
 
@@ -525,7 +525,7 @@ def test_each_command_shows_what_permits_it() -> None:
     (".gi?/config", True), (".[g]it", True), (".github/workflows/x.yml", False),
 ])
 def test_a_path_in_git_is_seen_however_bash_would_spell_it(path: str, inside: bool) -> None:
-    from saikish.engine.rules import in_git_dir
+    from saikish.rules import in_git_dir
 
     assert in_git_dir(path) is inside
 

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from saikish.engine.policy import Context, RuleSet, decide
-from saikish.engine.rules import Rule, parse_rule, workspace_relative
 from saikish.errors import RuleError
+from saikish.rules import Rule, parse_rule, workspace_relative
 from saikish.tools import builtin_tools
 from saikish.types import ToolCall, Verdict
 

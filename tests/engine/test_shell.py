@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from saikish.engine.bash.shell import analyse
 from saikish.engine.policy import Context, RuleSet, decide
-from saikish.engine.rules import parse_rule
+from saikish.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.types import ToolCall, Verdict
 

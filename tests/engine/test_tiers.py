@@ -14,8 +14,8 @@ from dataclasses import replace
 import pytest
 
 from saikish.engine.policy import Context, RuleSet, decide
-from saikish.engine.rules import parse_rule
 from saikish.engine.tiers import Containment
+from saikish.rules import parse_rule
 from saikish.runtime.approval import ApprovalRequest, NoTerminalApprover
 from saikish.tools import builtin_tools
 from saikish.types import Autonomy, Mode, Outcome, Source, Tier, ToolCall, Verdict

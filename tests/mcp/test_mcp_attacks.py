@@ -27,7 +27,6 @@ from rich.console import Console
 from saikish.config.file import read_layer
 from saikish.config.layers import Config
 from saikish.engine.policy import Context, RuleSet, decide
-from saikish.engine.rules import parse_rule
 from saikish.errors import ConfigError
 from saikish.hooks.runner import Gate
 from saikish.mcp.config import McpServer, ServerTable, server_name
@@ -35,6 +34,7 @@ from saikish.mcp.host import McpHost, SpecError
 from saikish.mcp.pins import Pins, definition
 from saikish.mcp.tools import annotation_risk, server_tool, wire_name
 from saikish.mcp.values import CallResult
+from saikish.rules import parse_rule
 from saikish.runtime.approval import ApprovalRequest
 from saikish.runtime.executor import Executor
 from saikish.runtime.session import Session

@@ -15,13 +15,13 @@ import pytest
 
 from saikish.config.layers import load_effective
 from saikish.engine.policy import Context, RuleSet, decide
-from saikish.engine.rules import parse_rule
 from saikish.errors import ConfigError
 from saikish.mcp.config import McpServer, ServerTable
 from saikish.mcp.host import McpHost
 from saikish.mcp.pins import Pins, definition, describe_change
 from saikish.mcp.tools import annotation_risk, server_tool, wire_name
 from saikish.mcp.values import CallResult
+from saikish.rules import parse_rule
 from saikish.tools.base import RunContext, Tool
 from saikish.types import Autonomy, Mode, Risk, Source, ToolCall, Verdict
 from tests.support.harness import Run

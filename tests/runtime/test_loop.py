@@ -147,7 +147,7 @@ def test_auto_budget_approves_only_calls_that_would_ask(ws: Path) -> None:
 
 
 def test_auto_budget_never_answers_an_ask_rule(ws: Path) -> None:
-    from saikish.engine.rules import parse_rule
+    from saikish.rules import parse_rule
 
     turns = [{"tool_calls": [bash("git push origin main"), bash("touch a")]}, {"text": "ok"}]
     agent, approver, session = agent_for(turns, [lambda r: Decision.reject_soft(Source.USER)],

@@ -59,7 +59,7 @@ def test_a_workspace_program_is_contained_never_verified(command: str) -> None:
 
 def test_no_rule_and_no_autonomy_level_verifies_it() -> None:
     from saikish.engine.policy import RuleSet
-    from saikish.engine.rules import parse_rule
+    from saikish.rules import parse_rule
 
     ctx = Context(builtin_tools(), RuleSet(config_allow=(parse_rule("Bash(ls *)", "test"),)),
                   Autonomy.FULL_AUTO, workspace=WORKSPACE,

@@ -8,7 +8,7 @@ import pytest
 
 from saikish import Agent, ApprovalRequest, AskReason, Decision, Source, ToolContext, tool
 from saikish.engine.policy import Context, RuleSet, decide
-from saikish.engine.rules import parse_rule
+from saikish.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.types import Autonomy, Mode, ToolCall, Verdict
 from tests.support.harness import write_script

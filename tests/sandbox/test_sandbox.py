@@ -22,7 +22,7 @@ import pytest
 from rich.console import Console
 
 from saikish.config.layers import Config
-from saikish.engine.rules import parse_rule
+from saikish.rules import parse_rule
 from saikish.runtime.executor import ApprovalRequest, Executor
 from saikish.runtime.session import Session
 from saikish.tools import RunContext, builtin_tools

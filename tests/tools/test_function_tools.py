@@ -164,7 +164,7 @@ def test_ctx_confirm_refused_by_the_person(ws: Path) -> None:
 
 def test_ctx_confirm_under_auto_deny_is_refused_by_the_mode(ws: Path) -> None:
     # Run the tool itself (allowed by a rule in the config), then ask from inside it.
-    from saikish.engine.rules import parse_rule
+    from saikish.rules import parse_rule
 
     config = Config(allow=(parse_rule("deploy", "test"),))
     session = Session(config, str(ws), Mode.AUTO_DENY)
@@ -179,7 +179,7 @@ def test_ctx_confirm_under_auto_deny_is_refused_by_the_mode(ws: Path) -> None:
 
 def test_ctx_confirm_with_no_terminal_fails_closed_and_is_audited(ws: Path,
                                                                   tmp_path: Path) -> None:
-    from saikish.engine.rules import parse_rule
+    from saikish.rules import parse_rule
 
     session = Session(Config(allow=(parse_rule("deploy", "test"),)), str(ws))
     session.audit = AuditLog(tmp_path / "audit.jsonl", "s1")

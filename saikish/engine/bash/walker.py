@@ -18,7 +18,7 @@ from saikish.engine.bash.preparse import Preparsed, preparse
 from saikish.engine.bash.redirects import heredoc_write, nested, redirection, stdin_feed
 from saikish.engine.bash.words import CATALOGUE, XARGS_INPUT, mentions_escalation, unquote
 from saikish.engine.commands.grammar import Parse, Word, parse
-from saikish.engine.rules import in_git_dir
+from saikish.rules import in_git_dir
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 MAX_DEPTH = 12

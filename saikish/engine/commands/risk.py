@@ -17,7 +17,7 @@ from saikish.engine.commands.checks import run_checks
 from saikish.engine.commands.checks.git_push import implied_options
 from saikish.engine.commands.environment import secret_findings
 from saikish.engine.commands.parsed import Finding, Parse
-from saikish.engine.rules import in_git_dir, workspace_relative
+from saikish.rules import in_git_dir, workspace_relative
 from saikish.types import Autonomy, Level, ReasonKind, Risk
 
 R, B, W, D, U = Risk.READ_ONLY, Risk.BUILD_TEST, Risk.WRITE, Risk.DESTRUCTIVE, Risk.UNKNOWN

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from saikish.engine.commands.parsed import Finding, Parse
-from saikish.engine.rules import in_git_dir
+from saikish.rules import in_git_dir
 from saikish.types import Risk
 
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from saikish.engine.claude_names import CLAUDE_ALIASES, CLAUDE_ONLY_TOOLS, claude_path
+from saikish.claude_names import CLAUDE_ALIASES, CLAUDE_ONLY_TOOLS, claude_path
 from saikish.errors import RuleError
 
 BASH = "bash"
