@@ -111,6 +111,11 @@ class Rule:
         return self.text
 
 
+def rule_texts(rules: Sequence[Rule]) -> str:
+    """Rules as a person reads them: their texts, comma-separated."""
+    return ", ".join(rule.text for rule in rules)
+
+
 def parse_rule(value: Any, origin: str = "") -> Rule:
     """A Rule from its string or mapping form; RuleError naming `origin` if malformed."""
     if isinstance(value, str):

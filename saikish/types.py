@@ -7,9 +7,11 @@ policy) produces these; the executor, the UI and the models consume them.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+from saikish.rules import Rule, parse_rule, rule_texts
 
 
 class ExitReason(str, enum.Enum):
@@ -268,7 +270,7 @@ class Assessment:
     rule: str | None = None
     commands: tuple[CommandCheck, ...] = ()
     # The rules an "always" answer would add; empty when no rule can cover the call.
-    proposed_rules: tuple[str, ...] = ()
+    proposed_rules: tuple[Rule, ...] = ()
     # Only the person may answer (an ask rule, a changed MCP tool): neither /auto nor
     # --auto-approve answers for them.
     forced: bool = False
@@ -314,7 +316,7 @@ class Decision:
     # The person's edit of the call: it goes through the whole pipeline again.
     edited_call: ToolCall | None = None
     # "Always" rules to add before the call runs, and whether to save them to the file.
-    remember: tuple[str, ...] = ()
+    remember: tuple[Rule, ...] = ()
     persist: bool = False
     # Which allowlist scope a persisted rule goes to; relative path rules stay in the project.
     scope: Scope = Scope.PROJECT
@@ -322,7 +324,7 @@ class Decision:
     # web page (docs/SPEC.md §7.5). The audit line says so.
     via: str | None = None
     # Deny rules to add (an editor's "reject always"), saved to the file when `persist`.
-    forbid: tuple[str, ...] = ()
+    forbid: tuple[Rule, ...] = ()
 
     @classmethod
     def approve(cls, source: Source, rule: str | None = None) -> Decision:
@@ -330,10 +332,13 @@ class Decision:
         return cls(Outcome.APPROVED, source, rule)
 
     @classmethod
-    def always(cls, rules: tuple[str, ...], persist: bool,
+    def always(cls, rules: Sequence[Rule | str], persist: bool,
                scope: Scope = Scope.PROJECT) -> Decision:
-        """Run the call and allow `rules` from now on (saved to the file when `persist`)."""
-        return cls(Outcome.APPROVED, Source.USER, ", ".join(rules), remember=rules,
+        """Run the call and allow `rules` from now on (saved to the file when `persist`).
+        A rule written as text ("Bash(ls *)", from a program's own approver) is read as
+        the allowlist reads it; RuleError when it does not parse."""
+        values = _rules(rules, "always")
+        return cls(Outcome.APPROVED, Source.USER, rule_texts(values), remember=values,
                    persist=persist, scope=scope)
 
     @classmethod
@@ -349,11 +354,12 @@ class Decision:
         return cls(Outcome.REJECTED_SOFT, source, rule, feedback)
 
     @classmethod
-    def never(cls, rules: tuple[str, ...], persist: bool) -> Decision:
+    def never(cls, rules: Sequence[Rule | str], persist: bool) -> Decision:
         """Skip this call and deny `rules` from now on; the rest of the batch goes on."""
-        return cls(Outcome.REJECTED_SOFT, Source.USER, ", ".join(rules),
-                   f"the person rejects this from now on ({', '.join(rules)})",
-                   forbid=rules, persist=persist)
+        values = _rules(rules, "reject always")
+        return cls(Outcome.REJECTED_SOFT, Source.USER, rule_texts(values),
+                   f"the person rejects this from now on ({rule_texts(values)})",
+                   forbid=values, persist=persist)
 
     @classmethod
     def reject_hard(cls, source: Source, feedback: str | None = None) -> Decision:
@@ -425,3 +431,7 @@ class Turn:
     # Provider blocks (e.g. Anthropic thinking with signature) sent back unchanged.
     provider_blocks: tuple[Mapping[str, Any], ...] = ()
     reasoning: str | None = None
+
+
+def _rules(rules: Sequence[Rule | str], origin: str) -> tuple[Rule, ...]:
+    return tuple(r if isinstance(r, Rule) else parse_rule(r, origin) for r in rules)

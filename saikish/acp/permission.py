@@ -10,6 +10,7 @@ from typing import Any
 
 from saikish.acp.history import tool_text
 from saikish.acp.jsonrpc import REQUEST_CANCELLED, Connection, RpcError
+from saikish.rules import rule_texts
 from saikish.runtime.approval import ApprovalRequest
 from saikish.types import Decision, Source
 
@@ -78,7 +79,7 @@ def _meta(value: Any) -> dict[str, Any]:
 
 
 def _options(request: ApprovalRequest) -> list[dict[str, str]]:
-    rules = ", ".join(request.assessment.proposed_rules)
+    rules = rule_texts(request.assessment.proposed_rules)
     options = [{"optionId": "allow_once", "name": "Yes", "kind": "allow_once"}]
     if rules:
         options.append({"optionId": "allow_always", "name": f"Always: {rules}",
@@ -99,5 +100,6 @@ def _permission_call(request: ApprovalRequest) -> dict[str, Any]:
     return {"toolCallId": request.call.id, "title": f"{request.call.name}: {reason}",
             "rawInput": request.call.wire_arguments,
             "content": [tool_text(f"{reason}\nrisk: {request.assessment.risk.name}")],
-            "_meta": {"saikish": {"risk": request.assessment.risk.name, "reason": reason,
-                                  "proposedRules": list(request.assessment.proposed_rules)}}}
+            "_meta": {"saikish": {
+                "risk": request.assessment.risk.name, "reason": reason,
+                "proposedRules": [r.text for r in request.assessment.proposed_rules]}}}

@@ -18,7 +18,7 @@ from saikish.config.rule_hints import claude_code_hint, never_matches, unknown_t
 from saikish.config.trust import load_config_trusted
 from saikish.engine.policy import Context, decide
 from saikish.errors import RuleError, UsageError
-from saikish.rules import Rule, parse_rule
+from saikish.rules import Rule, parse_rule, rule_texts
 from saikish.runtime.opening import SessionOptions, open_session
 from saikish.runtime.session import Session, relative_path_rule
 from saikish.store import paths
@@ -285,7 +285,7 @@ def check_json(assessment: Assessment, view: View | None = None) -> dict[str, An
                    if c.is_redirect and c.argv[0] != "reads"],
         "reads": [c.argv[1] for c in assessment.commands
                   if c.is_redirect and c.argv[0] == "reads"],
-        "proposed_rules": list(assessment.proposed_rules),
+        "proposed_rules": [rule.text for rule in assessment.proposed_rules],
     }
     if view is not None:
         data["view"] = view_fields(view)
@@ -308,7 +308,7 @@ def _print_check(assessment: Assessment, view: View | None, io: Streams) -> None
     if assessment.commands:
         console.print(CommandTable(assessment.commands))
     if assessment.proposed_rules:
-        console.print(Text("always would add: " + inert(", ".join(assessment.proposed_rules)),
+        console.print(Text("always would add: " + inert(rule_texts(assessment.proposed_rules)),
                            style="dim"))
 
 

@@ -84,7 +84,7 @@ def contain(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule],
         "after a checkpoint (saikish undo)"
     return Assessment(Verdict.ALLOW, risk, Source.SANDBOX,
                       f"not verified ({reason}): runs contained {where}", commands=checks,
-                      proposed_rules=tuple(r.text for r in proposed), contained=True,
+                      proposed_rules=tuple(proposed), contained=True,
                       unverified=reason, kind=kind)
 
 
@@ -114,7 +114,7 @@ def mode_or_ask(risk: Risk, reason: str, ctx: Context, proposed: Iterable[Rule],
         return Assessment(Verdict.REJECT, risk, Source.MODE, f"{reason}; --auto-deny is set",
                           commands=checks, kind=kind)
     return Assessment(Verdict.ASK, risk, Source.UNDECIDED, reason, commands=checks,
-                      proposed_rules=tuple(r.text for r in proposed), kind=kind)
+                      proposed_rules=proposed, kind=kind)
 
 
 def rule_source(rule: Rule, ctx: Context) -> Source:

@@ -24,7 +24,7 @@ from saikish.engine.outcomes import (
 from saikish.engine.permits import lifts, tool_ask_rule, tool_covers, write_lifts
 from saikish.engine.proposals import tool_proposals
 from saikish.engine.toolfacts import ToolFacts, validate
-from saikish.rules import workspace_relative
+from saikish.rules import parse_rule, workspace_relative
 from saikish.types import Assessment, Mode, ReasonKind, Risk, Source, ToolCall, Verdict
 
 __all__ = ["BASH", "READ_TOOL", "WRITE_TOOL", "Context", "RuleSet", "decide"]
@@ -116,7 +116,8 @@ def _changed_tool(call: ToolCall, risk: Risk, changed: str, ctx: Context) -> Ass
         return Assessment(Verdict.REJECT, risk, Source.MODE, f"{reason}; --auto-deny is set",
                           kind=ReasonKind.UNKNOWN)
     return Assessment(Verdict.ASK, risk, Source.UNDECIDED, reason, forced=True,
-                      proposed_rules=(call.name,), kind=ReasonKind.UNKNOWN)
+                      proposed_rules=(parse_rule(call.name, "changed tool"),),
+                      kind=ReasonKind.UNKNOWN)
 
 
 def _concern(concern: str) -> str:

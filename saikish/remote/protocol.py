@@ -166,16 +166,16 @@ def _decision(response: ApprovalResponse, request: ApprovalRequest) -> Decision:
     if not proposed:  # as in the box: "always" is offered only where a rule can cover it
         raise ProtocolError("not_offered", "always is not offered for this call: no rule can "
                                            "cover it", execution_id)
-    rules = proposed if response.rules is None else response.rules
-    try:
-        texts = tuple(parse_rule(text, "your rule").text for text in rules)
+    try:  # the person's own rules, edited on the page, are read as the box reads them
+        rules = proposed if response.rules is None else tuple(
+            parse_rule(text, "your rule") for text in response.rules)
     except RuleError as exc:
         raise ProtocolError("bad_rule", str(exc), execution_id) from None
-    if not texts:  # every rule dropped, as an emptied rule line does
+    if not rules:  # every rule dropped, as an emptied rule line does
         return Decision.approve(Source.USER)
     persist = response.scope in (AnswerScope.PROJECT, AnswerScope.GLOBAL)
     scope = Scope.GLOBAL if response.scope is AnswerScope.GLOBAL else Scope.PROJECT
-    return Decision.always(texts, persist=persist, scope=scope)
+    return Decision.always(rules, persist=persist, scope=scope)
 
 
 def answer_scope(decision: Decision) -> str | None:
@@ -190,5 +190,5 @@ def answer_scope(decision: Decision) -> str | None:
 def answer_fields(decision: Decision) -> dict[str, Any]:
     """What was answered, for `approval_resolved`."""
     return {"outcome": decision.outcome.value, "source": decision.source.value,
-            "scope": answer_scope(decision), "rules": list(decision.remember),
+            "scope": answer_scope(decision), "rules": [r.text for r in decision.remember],
             "edited": decision.edited_call is not None, "feedback": decision.feedback}

@@ -6,7 +6,7 @@ import contextlib
 import os
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from saikish.config.allowlist import (
@@ -21,7 +21,7 @@ from saikish.engine.policy import Context, RuleSet
 from saikish.engine.tiers import Containment
 from saikish.hooks.runner import Hooks
 from saikish.hooks.wire import permission_mode
-from saikish.rules import PATH_ARGS, Rule, parse_rule
+from saikish.rules import PATH_ARGS, Rule, rule_texts
 from saikish.runtime.program_path import read_program_path
 from saikish.store.audit import AuditLog
 from saikish.tools.base import Tool
@@ -212,19 +212,19 @@ class Session:
         """True when "Always (remember)" writes to the allowlist file."""
         return self.persist_always and not self.memory_only and self.allowlist is not None
 
-    def always_note(self, rules: Sequence[str], scope: Scope = Scope.PROJECT) -> str:
+    def always_note(self, rules: Sequence[Rule], scope: Scope = Scope.PROJECT) -> str:
         """Where "Always (remember)" would put `rules`, said before it does (for the box)."""
         if self.memory_only:
             return self.memory_only
         if not self.saves_always():
             return "'always' choices are kept for this session (allowedToolsStorage: memory)"
-        scopes = {self._scope_of(parse_rule(text, "always"), scope) for text in rules}
+        scopes = {self._scope_of(rule, scope) for rule in rules}
         if scopes == {None}:
             return "remember saves for every project"
         return f"remember saves for this project ({project_root(self.workspace)})" + \
             ("; some for every project" if None in scopes else "")
 
-    def remember(self, rules: Sequence[str], persist: bool,
+    def remember(self, rules: Sequence[Rule], persist: bool,
                  scope: Scope = Scope.PROJECT) -> str:
         """Add "always" rules: to the file when `persist` and it can be, else to the session.
 
@@ -232,7 +232,7 @@ class Session:
         with a relative path only means something here, so it always stays
         in the project. Returns a one-line note saying where the rules went.
         """
-        parsed = [parse_rule(text, "always") for text in rules]
+        parsed = [replace(rule, origin="always") for rule in rules]
         if persist and self.saves_always():
             assert self.allowlist is not None
             try:
@@ -242,14 +242,14 @@ class Session:
                 return f"kept for this session only ({exc})"
         self._add_session(parsed)
         if persist and self.memory_only:
-            return f"allowed for this session only ({self.memory_only}): {', '.join(rules)}"
+            return f"allowed for this session only ({self.memory_only}): {rule_texts(rules)}"
         where = "this session" if not persist else "this session (allowedToolsStorage: memory)"
-        return f"allowed for {where}: {', '.join(rules)}"
+        return f"allowed for {where}: {rule_texts(rules)}"
 
-    def forbid(self, rules: Sequence[str], persist: bool) -> str:
+    def forbid(self, rules: Sequence[Rule], persist: bool) -> str:
         """Add deny rules (an editor's "reject always"): to this project's section of the
         file when `persist` and it can be, else for this session. Returns where they went."""
-        parsed = tuple(parse_rule(text, "reject always") for text in rules)
+        parsed = tuple(replace(rule, origin="reject always") for rule in rules)
         if persist and self.saves_always():
             assert self.allowlist is not None
             try:
@@ -258,7 +258,7 @@ class Session:
                 self.extra_deny += parsed
                 return f"denied for this session only ({exc})"
         self.extra_deny += parsed
-        return f"denied for this session: {', '.join(rules)}"
+        return f"denied for this session: {rule_texts(rules)}"
 
     def _save(self, rules: Sequence[Rule], scope: Scope, allowlist: Allowlist,
               section: str = "allow") -> str:

@@ -28,6 +28,7 @@ from rich.console import Console
 from rich.text import Text
 
 from saikish.inert import inert
+from saikish.rules import Rule
 from saikish.runtime.approval import ApprovalRequest, Withdrawal
 from saikish.types import Decision, Scope, Source, ToolCall
 from saikish.ui.box import FittedBox
@@ -136,8 +137,8 @@ class TerminalApprover:
                 Source.TIMEOUT, f"no answer within {self.timeout_s:g}s: batch stopped")
         return Decision.reject_hard(Source.USER, "stopped by the person")
 
-    def _edit_rules(self, proposed: tuple[str, ...],
-                    scope: list[Scope] | None = None) -> tuple[str, ...]:
+    def _edit_rules(self, proposed: tuple[Rule, ...],
+                    scope: list[Scope] | None = None) -> tuple[Rule, ...]:
         """Let the person change each proposed rule before it is kept (empty drops it).
 
         With `scope` (Always (remember)), Ctrl-G switches where the rules are saved:
@@ -150,11 +151,14 @@ class TerminalApprover:
         for rule in proposed:
             while True:
                 text = self._line("Rule (edit, Enter to accept, Esc to go back): ",
-                                  default=rule, scope=scope).strip()
+                                  default=rule.text, scope=scope).strip()
                 if not text:
                     break
+                if text == rule.text:  # accepted as proposed: the rule itself
+                    out.append(rule)
+                    break
                 try:
-                    out.append(parse_rule(text, "your rule").text)
+                    out.append(parse_rule(text, "your rule"))
                     break
                 except RuleError as exc:
                     self.console.print(Text(inert(str(exc)), style="red"))

@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from saikish.inert import inert
+from saikish.rules import rule_texts
 from saikish.runtime.approval import ApprovalRequest
 from saikish.types import CommandCheck, ToolCall
 from saikish.ui.parts import LEVEL_STYLE, CommandTable, risk_label
@@ -49,7 +50,7 @@ def approval_parts(request: ApprovalRequest, max_lines: int | None = MAX_LINES) 
     footer: list[RenderableType] = [Text(f"why: {inert(assessment.reason)}", style="dim")]
     if assessment.proposed_rules:
         note = f" · {inert(request.always_note)}" if request.always_note else ""
-        footer.append(Text("always would allow: " + inert(", ".join(assessment.proposed_rules))
+        footer.append(Text("always would allow: " + inert(rule_texts(assessment.proposed_rules))
                            + note, style="dim"))
     else:
         footer.append(Text("always: not offered (no rule can cover this call)", style="dim"))

@@ -19,6 +19,7 @@ from saikish.events import (
     RetryNotice,
 )
 from saikish.inert import inert
+from saikish.rules import rule_texts
 from saikish.types import Assessment, Decision, Outcome, Source, ToolCall, ToolResult, Usage
 from saikish.ui.record import DecisionRecord
 from saikish.view import View
@@ -132,7 +133,7 @@ def _without_edit_note(content: str) -> tuple[str, bool]:
 
 def _answer_words(decision: Decision, edited: bool) -> str:
     """What the person answered; never claims a rule was saved (the note says where)."""
-    rules = inert(", ".join(decision.remember))
+    rules = inert(rule_texts(decision.remember))
     who = "from the web page" if decision.via == "remote" else "by you"
     if decision.source is Source.TIMEOUT:
         return "timed out: nobody answered · the batch is stopped"

@@ -15,6 +15,7 @@ from saikish.config.layers import Config
 from saikish.rules import parse_rule
 from saikish.runtime.session import Session
 from tests.support.harness import Run
+from tests.support.rules import rules
 
 HAND_WRITTEN = """\
 # my rules, keep these comments
@@ -100,7 +101,7 @@ def test_always_goes_to_the_session_while_the_file_is_broken(tmp_path: Path) -> 
     path = tmp_path / "allowlist.yaml"
     path.write_text("allow: [\n")
     session = Session(Config(), str(tmp_path), allowlist=Allowlist(path))
-    note = session.remember(("Bash(npm test *)",), persist=True)
+    note = session.remember(rules("Bash(npm test *)"), persist=True)
     assert "this session only" in note
     assert [r.text for r in session.session_rules] == ["Bash(npm test *)"]
     assert path.read_text() == "allow: [\n"
@@ -109,7 +110,7 @@ def test_always_goes_to_the_session_while_the_file_is_broken(tmp_path: Path) -> 
 def test_memory_storage_keeps_always_in_the_session(tmp_path: Path) -> None:
     path = tmp_path / "allowlist.yaml"
     session = Session(Config(), str(tmp_path), allowlist=Allowlist(path), persist_always=False)
-    session.remember(("read_file",), persist=True)
+    session.remember(rules("read_file"), persist=True)
     assert not path.exists()
     assert [r.text for r in session.session_rules] == ["read_file"]
 

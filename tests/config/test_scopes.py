@@ -16,6 +16,7 @@ from saikish.runtime.session import Session
 from saikish.tools import builtin_tools
 from saikish.types import Scope, ToolCall, Verdict
 from tests.support.harness import Run
+from tests.support.rules import rules
 
 CLI = Callable[..., Run]
 
@@ -59,7 +60,7 @@ def test_always_in_one_project_does_not_apply_in_another(
         two_projects: tuple[Path, Path, Allowlist]) -> None:
     one, two, allowlist = two_projects
     first = Session(Config(), str(one), allowlist=allowlist)
-    note = first.remember(["write_file(path=notes.md)", "Bash(python3 src/hello.py)"], True)
+    note = first.remember(rules("write_file(path=notes.md)", "Bash(python3 src/hello.py)"), True)
     assert f"for this project ({one})" in note
     assert verdict(first, "write_file", **write("notes.md")) is Verdict.ALLOW
     second = Session(Config(), str(two), allowlist=allowlist)
@@ -73,15 +74,15 @@ def test_a_global_rule_applies_everywhere_but_relative_paths_stay_in_the_project
         two_projects: tuple[Path, Path, Allowlist]) -> None:
     one, two, allowlist = two_projects
     first = Session(Config(), str(one), allowlist=allowlist)
-    note = first.remember(["edit_file", "write_file(path=notes.md)"], True, Scope.GLOBAL)
+    note = first.remember(rules("edit_file", "write_file(path=notes.md)"), True, Scope.GLOBAL)
     assert "edit_file for every project" in note
     assert f"write_file(path=notes.md) for this project ({one})" in note
     second = Session(Config(), str(two), allowlist=allowlist)
     edit = {"path": "a.py", "old_string": "a", "new_string": "b"}
     assert verdict(second, "edit_file", **edit) is Verdict.ALLOW
     assert verdict(second, "write_file", **write("notes.md")) is Verdict.ASK
-    assert first.always_note(["edit_file"], Scope.GLOBAL) == "remember saves for every project"
-    assert first.always_note(["write_file(path=a)"], Scope.GLOBAL).startswith(
+    assert first.always_note(rules("edit_file"), Scope.GLOBAL) == "remember saves for every project"
+    assert first.always_note(rules("write_file(path=a)"), Scope.GLOBAL).startswith(
         "remember saves for this project")
 
 
@@ -168,11 +169,11 @@ def test_the_demo_never_writes_the_allowlist(tmp_path: Path) -> None:
     allowlist = Allowlist(tmp_path / "allowlist.yaml")
     demo = Session(Config(), str(tmp_path), allowlist=allowlist,
                    memory_only="demo: 'always' is kept in memory, never saved")
-    note = demo.remember(["Bash(ls *)"], True)
+    note = demo.remember(rules("Bash(ls *)"), True)
     assert not allowlist.path.exists()
     assert note == "allowed for this session only (demo: 'always' is kept in memory, never " \
                    "saved): Bash(ls *)"
-    assert demo.always_note(["Bash(ls *)"]) == "demo: 'always' is kept in memory, never saved"
+    assert demo.always_note(rules("Bash(ls *)")) == "demo: 'always' is kept in memory, never saved"
     assert [r.text for r in demo.rules().session_allow] == ["Bash(ls *)"]
 
 
@@ -216,7 +217,8 @@ def test_allowlist_add_and_always_both_default_to_this_project(cli: CLI, ws: Pat
     run = cli("allowlist", "add", "Bash(make *)")
     assert f"added to allow for project {ws}" in run.out
     note = Session(Config(), str(ws), allowlist=Allowlist(
-        Path(os.environ["SAIKISH_CONFIG_DIR"]) / "allowlist.yaml")).remember(["Bash(ls *)"], True)
+        Path(os.environ["SAIKISH_CONFIG_DIR"]) / "allowlist.yaml")).remember(
+            rules("Bash(ls *)"), True)
     assert f"Bash(ls *) for this project ({ws})" in note
     assert cli("allowlist", "add", "--global", "Bash(npm test *)").code == 0
     from saikish.config.allowlist import read_state
@@ -234,7 +236,7 @@ def test_project_rules_are_keyed_on_the_repository_root(
     assert f"added to allow for project {ws} " in added.out  # the root, not build/
     session = Session(Config(), str(ws / "build"), allowlist=Allowlist(
         Path(os.environ["SAIKISH_CONFIG_DIR"]) / "allowlist.yaml"))
-    assert f"{ws}" in session.remember(["Bash(ls *)"], True)
+    assert f"{ws}" in session.remember(rules("Bash(ls *)"), True)
     monkeypatch.chdir(ws)  # `cd build && saikish` and `saikish` see the same rules
     for where in (ws, ws / "build"):
         monkeypatch.chdir(where)

@@ -11,7 +11,7 @@ import pytest
 
 from saikish.engine import boundary
 from saikish.engine.policy import Context, RuleSet, decide
-from saikish.rules import parse_rule
+from saikish.rules import Rule, parse_rule
 from saikish.tools import builtin_tools
 from saikish.tools.base import RunContext
 from saikish.tools.files import grep
@@ -102,7 +102,8 @@ def test_reads_across_the_boundary_are_asked_even_under_full_auto(
         assert found.verdict is Verdict.ASK, autonomy
         assert reason in found.reason
         # HOME is the test's own (tests/conftest.py), so it is read when the test runs.
-        assert found.proposed_rules == (proposed.replace("{HOME}", os.path.expanduser("~")),)
+        assert texts(found.proposed_rules) == (
+            proposed.replace("{HOME}", os.path.expanduser("~")),)
 
 
 @pytest.mark.parametrize(("path", "glob"), [
@@ -121,7 +122,7 @@ def test_a_rule_for_proc_self_names_self_never_this_processs_pid(command: str | 
         call("read_file", path="/proc/self/environ")
     found = decide(the_call, ctx())
     assert found.verdict is Verdict.ASK
-    proposed = found.proposed_rules
+    proposed = texts(found.proposed_rules)
     assert proposed == ("read_file(path=/proc/self/environ)",), proposed
     assert str(os.getpid()) not in proposed[0]
     # ... and the rule then covers the same words, and nothing else of /proc.
@@ -131,7 +132,7 @@ def test_a_rule_for_proc_self_names_self_never_this_processs_pid(command: str | 
 
 
 def test_the_proposed_rule_then_allows_that_file_only() -> None:
-    rule = decide(call("read_file", path="/etc/hosts"), ctx()).proposed_rules[0]
+    rule = decide(call("read_file", path="/etc/hosts"), ctx()).proposed_rules[0].text
     allowed = ctx(allow=(rule,))
     found = decide(call("read_file", path="/etc/hosts"), allowed)
     assert (found.verdict, found.rule) == (Verdict.ALLOW, "read_file(path=/etc/hosts)")
@@ -220,3 +221,7 @@ def test_env_through_the_bash_tool_shows_no_key_saikish_holds(
     assert ("HARMLESS_MARKER=still-here" in output) is kept
     for secret in ("sk-openai-held", "sk-anthropic-held", "sk-from-agent-yml"):
         assert secret not in output
+
+
+def texts(rules: tuple[Rule, ...]) -> tuple[str, ...]:
+    return tuple(rule.text for rule in rules)

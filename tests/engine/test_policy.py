@@ -501,7 +501,7 @@ def test_invalid_json_arguments_are_invalid() -> None:
 def test_always_proposes_the_narrowest_rule(command: str, proposed: tuple[str, ...]) -> None:
     found = decide(ToolCall("1", "bash", {"command": command}), context(allow=[], deny=[]))
     assert found.verdict is Verdict.ASK
-    assert found.proposed_rules == proposed
+    assert tuple(rule.text for rule in found.proposed_rules) == proposed
 
 
 def test_a_proposed_rule_really_covers_the_call_next_time() -> None:
@@ -509,7 +509,7 @@ def test_a_proposed_rule_really_covers_the_call_next_time() -> None:
                     "xargs grep -l foo", "python -m http.server 8000"):
         first = decide(ToolCall("1", "bash", {"command": command}), context(allow=[], deny=[]))
         again = decide(ToolCall("2", "bash", {"command": command}),
-                       context(allow=list(first.proposed_rules), deny=[]))
+                       context(allow=[r.text for r in first.proposed_rules], deny=[]))
         assert again.verdict is Verdict.ALLOW, command
 
 

@@ -32,7 +32,7 @@ def context(allow: tuple[str, ...] = ()) -> Context:
 def proposed(command: str) -> tuple[str, ...]:
     found = decide(ToolCall("1", "bash", {"command": command}), context())
     assert found.verdict is Verdict.ASK, (command, found.reason)
-    return found.proposed_rules
+    return tuple(rule.text for rule in found.proposed_rules)
 
 
 def bash_rules(texts: tuple[str, ...]) -> list[Rule]:
@@ -211,10 +211,11 @@ def check_bounds(command: str) -> None:
     found = decide(ToolCall("1", "bash", {"command": command}), context())
     if found.verdict is not Verdict.ASK or not found.proposed_rules:
         return
-    rules = [parse_rule(t, "proposed") for t in found.proposed_rules]
-    assert [r.text for r in rules] == list(found.proposed_rules)
-    again = decide(ToolCall("2", "bash", {"command": command}), context(found.proposed_rules))
-    assert again.verdict is Verdict.ALLOW, (command, found.proposed_rules, again.reason)
+    texts = [rule.text for rule in found.proposed_rules]
+    rules = [parse_rule(t, "proposed") for t in texts]
+    assert [r.text for r in rules] == texts  # each reads back as itself
+    again = decide(ToolCall("2", "bash", {"command": command}), context(tuple(texts)))
+    assert again.verdict is Verdict.ALLOW, (command, texts, again.reason)
     argv = shlex.split(command)
     for rule in rules:
         if not rule.is_bash:
@@ -279,7 +280,7 @@ def test_a_file_tool_is_proposed_for_its_path_exactly(
     call = ToolCall("1", tool, args)
     found = decide(call, context())
     assert found.verdict is Verdict.ASK, found.reason
-    assert found.proposed_rules == expected, why
+    assert tuple(rule.text for rule in found.proposed_rules) == expected, why
     if expected:
         assert decide(call, context(expected)).verdict is Verdict.ALLOW, why
 

@@ -34,6 +34,7 @@ from saikish.runtime.approval import ApprovalRequest
 from saikish.runtime.session import Session
 from saikish.tools import builtin_tools
 from saikish.types import Autonomy, Decision, Outcome, Scope, Source, ToolCall
+from tests.support.rules import texts
 
 TOOLS = builtin_tools()
 
@@ -188,7 +189,7 @@ def test_answers_become_the_terminals_decisions(ws: Path, response: ApprovalResp
                                                 outcome: Outcome, remember: tuple[str, ...],
                                                 persist: bool, scope: Scope) -> None:
     decision = decision_for(response, request_for("touch a", ws))
-    assert (decision.outcome, decision.remember, decision.persist, decision.scope) == (
+    assert (decision.outcome, texts(decision.remember), decision.persist, decision.scope) == (
         outcome, remember, persist, scope)
     # A person's answer, and the audit line says it came from the remote channel.
     assert (decision.source, decision.via) == (Source.USER, "remote")

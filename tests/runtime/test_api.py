@@ -94,7 +94,8 @@ def test_every_event_type_is_exported() -> None:
 def test_decision_constructors_read_as_english() -> None:
     call = ToolCall("c", "bash", {"command": "ls"})
     assert Decision.approve(Source.USER).approved
-    assert Decision.always(("Bash(ls *)",), persist=False).remember == ("Bash(ls *)",)
+    assert [r.text for r in Decision.always(("Bash(ls *)",), persist=False).remember] == \
+        ["Bash(ls *)"]
     assert Decision.edit(call).edited_call == call
     assert Decision.reject_soft(Source.USER, "no").feedback == "no"
     assert Decision.reject_hard(Source.USER).outcome.value == "rejected_hard"

@@ -31,6 +31,7 @@ from saikish.ui.preview import approval_panel, approval_parts
 from saikish.ui.prompt import Choice, Drawn, Frame, PromptOptions, ask_choice
 from saikish.ui.record import DecisionRecord
 from saikish.ui.render import ConsoleReporter
+from tests.support.rules import texts
 
 RIGHT, LEFT, DOWN, UP, ESC, CTRL_C = "\x1b[C", "\x1b[D", "\x1b[B", "\x1b[A", "\x1b", "\x03"
 
@@ -318,14 +319,14 @@ def test_no_asks_for_feedback_and_rejects_soft(pipe: PipeInput, ws: Path) -> Non
 def test_always_offers_the_rule_for_editing(pipe: PipeInput, ws: Path) -> None:
     pipe.send_text("a\r")
     decision = approver(pipe).ask(request_for("npm install x", ws))
-    assert decision.approved and decision.remember == ("Bash(npm install *)",)
+    assert decision.approved and texts(decision.remember) == ("Bash(npm install *)",)
     assert decision.persist
 
 
 def test_always_rule_can_be_changed_before_it_is_saved(pipe: PipeInput, ws: Path) -> None:
     pipe.send_text("s" + "\x7f" * len("npm install *)") + "npm install x)\r")
     decision = approver(pipe).ask(request_for("npm install x", ws))
-    assert decision.remember == ("Bash(npm install x)",) and not decision.persist
+    assert texts(decision.remember) == ("Bash(npm install x)",) and not decision.persist
 
 
 def test_escape_stops_the_batch(pipe: PipeInput, ws: Path) -> None:
@@ -387,7 +388,7 @@ def test_an_editor_that_fails_or_changes_nothing_returns_to_the_box(
 def test_always_remember_saves_to_the_project_unless_the_person_says_every_project(
         pipe: PipeInput, ws: Path, keys: str, scope: Scope, why: str) -> None:
     decision, _ = asked(pipe, keys, ws)
-    assert decision.persist and decision.remember == ("Bash(npm install *)",), why
+    assert decision.persist and texts(decision.remember) == ("Bash(npm install *)",), why
     assert decision.scope is scope, why
 
 
@@ -398,7 +399,7 @@ def test_always_this_session_has_no_scope_to_choose(pipe: PipeInput, ws: Path) -
 
 def test_the_record_never_claims_a_rule_was_saved(pipe: PipeInput, ws: Path) -> None:
     decision, out = asked(pipe, "a\r", ws)
-    assert decision.remember == ("Bash(npm install *)",) and decision.persist
+    assert texts(decision.remember) == ("Bash(npm install *)",) and decision.persist
     buffer = io.StringIO()  # the transcript prints the record (the one printer of them)
     ConsoleReporter(Console(file=buffer, width=100), workspace=str(ws)).decided(
         ToolCall("1", "bash", {"command": "npm install left-pad"}), decision, None)
