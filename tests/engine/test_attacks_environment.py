@@ -18,7 +18,7 @@ from saikish.engine.commands.environment import environment_concern
 from saikish.engine.commands.variables import variables
 from saikish.types import Autonomy, Source, Verdict
 from saikish.types import ReasonKind as Why
-from tests.engine.test_engine_attacks import (
+from tests.support.attacks import (
     RUNS,
     A,
     Attack,

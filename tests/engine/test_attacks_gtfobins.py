@@ -6,7 +6,7 @@ model would send them. Each row is checked three ways:
 
 - under a permissive prefix rule for that very binary (`Bash(BINARY *)`) and cautious autonomy
   it is never allowed, and the part that blocks and a word of why are named (as in
-  tests/engine/test_engine_attacks.py, whose helpers this file uses);
+  tests/support/attacks.py, whose helpers this file uses);
 - with no rules at all under cautious autonomy it is never allowed either;
 - prefixed with `sudo` (GTFOBins' "sudo" form) it is rejected as escalation under full-auto
   and --auto-approve, like the escalation forms of the ESCALATION table.
@@ -32,8 +32,8 @@ import pytest
 from saikish.engine.policy import Context
 from saikish.types import Autonomy, Mode, Source, Verdict
 from saikish.types import ReasonKind as Why
-from tests.engine.test_engine_attacks import assess, blocking_part, context, explain
 from tests.support import gtfo_rows_admin, gtfo_rows_more, gtfo_rows_tools
+from tests.support.attacks import assess, blocking_part, context, explain
 from tests.support.gtfo import G, Gtfo, _mark
 
 GTFO = [

@@ -13,7 +13,7 @@ import pytest
 
 from saikish.types import Autonomy, Tier, Verdict
 from saikish.types import ReasonKind as Why
-from tests.engine.test_engine_attacks import (
+from tests.support.attacks import (
     RUNS,
     A,
     Attack,

@@ -19,7 +19,7 @@ from saikish.engine.tiers import Containment
 from saikish.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.types import Assessment, Autonomy, ReasonKind, Tier, ToolCall, Verdict
-from tests.engine.test_engine_attacks import explain
+from tests.support.attacks import explain
 
 WORKSPACE = "/srv/project"
 

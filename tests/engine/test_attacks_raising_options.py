@@ -21,7 +21,7 @@ import pytest
 
 from saikish.types import Autonomy, Verdict
 from saikish.types import ReasonKind as Why
-from tests.engine.test_engine_attacks import (
+from tests.support.attacks import (
     LEVELS,
     RUNS,
     A,

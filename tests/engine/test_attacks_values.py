@@ -12,7 +12,7 @@ import pytest
 from saikish.engine.tiers import Containment
 from saikish.types import Autonomy, Tier, Verdict
 from saikish.types import ReasonKind as Why
-from tests.engine.test_engine_attacks import (
+from tests.support.attacks import (
     RUNS,
     A,
     Attack,

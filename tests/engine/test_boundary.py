@@ -67,7 +67,7 @@ def test_a_link_out_of_the_workspace_is_outside(tmp_path: Path) -> None:
 ])
 def test_secret_variable_names(name: str, secret: bool) -> None:
     # The one predicate: `printenv NAME` and `echo $NAME` both ask it
-    # (tests/test_engine_attacks_environment.py).
+    # (tests/engine/test_attacks_environment.py).
     assert boundary.is_secret_variable(name) is secret
 
 

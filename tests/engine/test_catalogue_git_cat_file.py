@@ -12,7 +12,7 @@ import pytest
 
 from saikish.types import Autonomy, Verdict
 from saikish.types import ReasonKind as Why
-from tests.engine.test_engine_attacks import assess, blocking_part, context, explain
+from tests.support.attacks import assess, blocking_part, context, explain
 
 ROWS = [
     ("git cat-file --textconv HEAD:notes.pdf", "git cat-file --textconv",

@@ -16,7 +16,7 @@ from saikish.engine.tiers import Containment
 from saikish.rules import parse_rule
 from saikish.tools import builtin_tools
 from saikish.types import Autonomy, Source, Tier, Verdict
-from tests.engine.test_engine_attacks import assess, explain
+from tests.support.attacks import assess, explain
 
 WORKSPACE = "/srv/project"
 

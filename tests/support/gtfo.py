@@ -1,4 +1,4 @@
-"""The row type of the GTFOBins-style attack tables (tests/engine/test_engine_attacks2.py and the
+"""The row type of the GTFOBins-style attack tables (tests/engine/test_attacks_gtfobins.py and the
 tests/support/gtfo_rows_*.py data modules it includes)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """GTFOBins-style rows for more binaries (admin): data only, checked by
-tests/engine/test_engine_attacks2.py (see its docstring for what each field means).
+tests/engine/test_attacks_gtfobins.py (see its docstring for what each field means).
 
 The binaries of saikish/engine/commands/catalogue/admin.cat and remote.cat. GTFOBins'
 placeholders are written as the other tables write them: /etc/shadow for a file to read,

@@ -1,5 +1,5 @@
 """GTFOBins-style rows for more binaries (more): data only, checked by
-tests/engine/test_engine_attacks2.py (see its docstring for what each field means).
+tests/engine/test_attacks_gtfobins.py (see its docstring for what each field means).
 
 The binaries catalogued in saikish/engine/commands/catalogue/more.cat, found on GTFOBins
 after the other tables were written: each GTFOBins form, written as a model would send it

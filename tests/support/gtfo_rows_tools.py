@@ -1,5 +1,5 @@
 """GTFOBins-style rows for more binaries (tools): data only, checked by
-tests/engine/test_engine_attacks2.py (see its docstring for what each field means).
+tests/engine/test_attacks_gtfobins.py (see its docstring for what each field means).
 
 The binaries catalogued in saikish/engine/commands/catalogue/docs.cat and devtools.cat:
 each GTFOBins form (the new per-binary pages and the older .md ones), written as a model would send

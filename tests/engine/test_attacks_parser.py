@@ -1,0 +1,138 @@
+"""Attacks on the approval engine by parser confusion: the text bash reads is the text the
+engine judges (docs/SPEC.md §4.1-4.4, §4.7-4.8).
+
+Each row names the command, the part of it that must block the call and the kind of
+reason it blocks for (tests/support/attacks.py). Rows with `hole=` are attacks the
+engine lets through today, marked xfail(strict) with a severity: a fix turns them
+into failures the coordinator sees. Nothing runs the attack strings: they are only
+handed to `decide()`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from saikish.types import Autonomy
+from saikish.types import ReasonKind as Why
+from tests.support.attacks import (
+    RUNS,
+    A,
+    Attack,
+    assert_blocked,
+    context,
+    params,
+)
+
+# -- parser confusion ------------------------------------------------------------------
+
+HUGE = "echo " + "a " * 110_000 + "; rm -r x"
+
+LONG_CHAIN = " && ".join(["ls"] * 400) + " && rm -r x"
+
+DEEP = "echo " + "$(echo " * 40 + "$(rm -r x)" + ")" * 40
+
+PARSER = [
+    A("cat <<'EOF'\nEOF\nrm -r x\nEOF", "rm -r x", Why.WRITES),
+    A("cat <<'X'\nfoo\nX\nrm -r y", "rm -r y", Why.WRITES),
+    A("cat <<'EOF'\n$(rm -r y)\nEOF\necho $(rm -r z)", "rm -r z", Why.WRITES),
+    A("cat <<EOF\n$(rm -r y)\nEOF", "", Why.UNKNOWN, RUNS),
+    A("cat <<EOF\n`rm -r y`\nEOF", "", Why.WRITES, "c"),
+    A("cat <<-EOF\n\t$(rm -r y)\n\tEOF", "", Why.WRITES, "c"),
+    A("echo $'\\x72\\x6d' -r x", "", Why.UNKNOWN, "c", hole=None),
+    A("$'rm' -r x", "rm", Why.DYNAMIC, "c"),
+    A("$'\\x72m' -r x", "-r x", Why.DYNAMIC, RUNS),
+    A("echo ${x:-$(rm -r y)}", "", Why.UNKNOWN, RUNS),
+    A("echo ${x/$(rm -r y)/z}", "", Why.UNKNOWN, RUNS),
+    A("echo ${a[@]:'b[$(rm -r y)]'}", "", Why.UNKNOWN, RUNS),
+    A("echo `rm -r y`", "rm -r y", Why.WRITES),
+    A("echo \"a`rm -r y`\"", "rm -r y", Why.WRITES),
+    A("echo a\x00b; rm -r y", "", Why.UNKNOWN, RUNS),
+    A("ls\x1b[2K; rm -r y", "", Why.UNKNOWN, RUNS),
+    A("echo ok\rrm -r y", "", Why.UNKNOWN, "c"),
+    A(HUGE, "", Why.UNKNOWN, RUNS),
+    A(LONG_CHAIN, "rm -r x", Why.WRITES),
+    A(DEEP, "", Why.WRITES, "c"),
+    A("ls'", "", Why.UNKNOWN, RUNS),
+    A("echo \"unbalanced", "", Why.UNKNOWN, RUNS),
+    A("echo $(ls", "", Why.UNKNOWN, RUNS),
+    A("case x in a) echo ';;' ;; *) rm -r y ;; esac", "rm -r y", Why.WRITES),
+    A("case \"$(rm -r y)\" in *) echo ;; esac", "rm -r y", Why.WRITES),
+    A("case x in $(rm -r y)) echo;; esac", "rm -r y", Why.WRITES, "c"),
+    A("[[ -f $(rm -r y) ]]", "rm -r y", Why.WRITES),
+    A("[[ -v a[$(rm -r y)] ]]", "", Why.WRITES, "c"),
+    A("[[ -v 'a[$(rm -r y)]' ]]", "test -v", Why.EXEC, RUNS),
+    A("test -v 'a[$(id)]'", "test -v", Why.EXEC, RUNS),
+    A("echo $(( a[$(rm -r y)] ))", "", Why.WRITES, "c"),
+    A("(( a[$(id)] ))", "", Why.UNKNOWN, RUNS),
+    A("echo $(( x[$(id)] + 1 ))", "", Why.UNKNOWN, RUNS),
+    A(": $(( x = $(rm -r y) ))", "", Why.WRITES, "c"),
+    A("declare -i x='a[$(rm -r y)]'", "declare -i", Why.EXEC, RUNS),
+    A("typeset -ri x='a[$(id)]'", "typeset -ri", Why.EXEC, RUNS),
+    A("local -i n=0 x='a[$(id)]'", "local -i", Why.EXEC, RUNS),
+    A("x='a[$(rm -r y)]'; echo $((x))", "", Why.UNKNOWN, RUNS),
+    # the same with a read-only command inside: nothing but the subscript can block it
+    A("x='a[$(id)]'; echo $((x))", "", Why.UNKNOWN, RUNS),
+    A("printf -v x %s 'a[`id`]'; echo $((x + 1))", "", Why.UNKNOWN,
+      RUNS),
+    A("read x <<< 'a[$(id)]'; ((x))", "", Why.UNKNOWN, RUNS),
+    A("x='a[$(id)]'; echo ${!x}", "", Why.UNKNOWN, RUNS),
+    A("x='a[$(id)]'; s=abc; echo ${s:x}", "", Why.UNKNOWN, RUNS),
+    A("x='a[$(id)]'; b[x]=1", "", Why.UNKNOWN, RUNS),
+    A("let 'a[$(rm -r y)]'", "let", Why.EXEC, RUNS),
+    A("let a[$(rm -r y)]=1", "rm -r y", Why.WRITES),
+    A("[[ 'a[$(rm -r y)]' -eq 1 ]]", '[[ ]]', Why.UNKNOWN, RUNS),
+    A("[[ $v -gt 'a[$(id)]' ]]", '[[ ]]', Why.UNKNOWN, RUNS),
+    A("printf -v 'a[$(rm -r y)]' x", "printf -v", Why.EXEC, RUNS),
+    A("read 'a[$(rm -r y)]' < f", "read", Why.EXEC, RUNS),
+    A("echo $[ a[$(id)] ]", "", Why.UNKNOWN, RUNS),
+    A("{ rm -r y; }", "rm -r y", Why.WRITES),
+    A("echo $( (rm -r y) )", "rm -r y", Why.WRITES),
+    A("cat < <(rm -r y)", "rm -r y", Why.WRITES),
+    A("diff <(ls) >(rm -r y)", "rm -r y", Why.WRITES),
+    A("select x in a; do rm -r y; done", "", Why.UNKNOWN, RUNS),
+    A("until false; do rm -r y; done", "rm -r y", Why.WRITES),
+    A("ls ; rm -r x", "rm -r x", Why.WRITES),
+    A("ls\nrm -r x", "rm -r x", Why.WRITES),
+    A("ls & rm -r x", "rm -r x", Why.WRITES),
+    A("ls || rm -r x", "rm -r x", Why.WRITES),
+    A("if ls; then rm -r x; fi", "rm -r x", Why.WRITES),
+    A("while ls; do rm -r x; done", "rm -r x", Why.WRITES),
+    A("for f in $(rm -r y); do :; done", "rm -r y", Why.WRITES),
+    A("FOO=$(rm -r y) ls", "rm -r y", Why.WRITES),
+    A("ls > $(rm -r y)", "rm -r y", Why.WRITES),
+    A("echo \\$(rm -r y); rm -r z", "", Why.UNKNOWN, RUNS),
+    A("echo '$(x)' \"$(rm -r y)\"", "rm -r y", Why.WRITES),
+    A("time { rm -r y; }", "rm -r y", Why.WRITES),
+]
+
+PLAIN = [
+    A("sort -o ~/.bas\\hrc x", "writes ~/.bashrc", Why.WRITES, "cs"),
+    A("sort \"-o\" \"/etc/x\" a", "writes /etc/x", Why.WRITES, "cs"),
+    A("sort '-o/etc/x' a", "writes /etc/x", Why.WRITES, "cs"),
+    A("echo x | ba''sh -s", "bash -s", Why.EXEC, RUNS),
+    A("echo x | \\sh", "sh", Why.EXEC, RUNS),
+    A("tar xf a.tar --to-comm\\and=sh", "--to-command=sh", Why.EXEC, RUNS),
+    A("git -c core.pager=sh\\ -c\\ id log", "git -c core.pager", Why.EXEC,
+      RUNS),
+    A("ls && then rm -r x", "", Why.UNKNOWN, RUNS),  # keyword: parser
+    A("find . -name '{}' -exec sh -c 'echo {}' \\;", "", Why.UNKNOWN,
+      RUNS),
+    # ~+ is $PWD, ~- $OLDPWD, ~N the directory stack, also after '=' (dd if=~-/x).
+    A("cp x ~1/y", "writes ~1/y", Why.DYNAMIC, RUNS),
+    A("dd of=~+/../y if=x", "writes ~+/../y", Why.DYNAMIC, RUNS),
+    A("wc -c ~-/.ssh/id_rsa", "reads ~-/.ssh/id_rsa", Why.DYNAMIC, RUNS),
+    # Only space and tab split words: a no-break space or U+2028 is part of a word, and the
+    # command after ';' is still seen. Past 2,000 commands the call is asked as a whole.
+    A("ls\u00a0; rm -r x", "rm -r x", Why.WRITES),
+    A("ls '\u2028' ; rm -r x", "rm -r x", Why.WRITES),
+    A("echo 'x' ; " * 1500 + "rm -r y", "rm -r y", Why.WRITES),
+    A("echo 'x' ; " * 3000 + "rm -r y", "", Why.UNKNOWN),
+]
+
+ROWS = PARSER + PLAIN
+
+
+@pytest.mark.parametrize(("row", "autonomy"), params(ROWS))
+def test_attack_is_blocked_by_the_part_it_names(row: Attack, autonomy: Autonomy) -> None:
+    """Under the permissive prefix rules people write (tests/support/attacks.py)."""
+    assert_blocked(row, context(autonomy))
