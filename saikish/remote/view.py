@@ -12,7 +12,7 @@ from typing import Any
 
 from saikish.remote.protocol import message
 from saikish.runtime.approval import ApprovalRequest
-from saikish.types import CommandCheck, ToolCall
+from saikish.types import CommandCheck
 from saikish.view import FileChange, View
 from saikish.vocabulary import file_change_fields
 
@@ -35,8 +35,9 @@ def approval_needed(request: ApprovalRequest, execution_id: str, session_id: str
         outsideSandbox=request.outside_sandbox, onlyPerson=assessment.forced,
         diff=file_change(request.view),
         batch={"index": request.index, "total": len(request.batch)},
-        batch_remaining=[{"callId": c.id, "tool": c.name, "summary": _summary(c)}
-                         for c in request.batch[request.index + 1:]],
+        batch_remaining=[{"callId": request.batch[i].id, "tool": request.batch[i].name,
+                          "summary": _summary(request.detail(i))}
+                         for i in range(request.index + 1, len(request.batch))],
         deadline=deadline_ms, timestamp=now_ms)
 
 
@@ -62,7 +63,6 @@ def file_change(view: View) -> dict[str, Any] | None:
     return file_change_fields(view)
 
 
-def _summary(call: ToolCall) -> str:
-    detail = call.arguments.get("command") or call.arguments.get("path") or ""
-    text = str(detail).replace("\n", " ⏎ ")
+def _summary(detail: str) -> str:
+    text = detail.replace("\n", " ⏎ ")
     return text if len(text) <= 120 else text[:119] + "…"

@@ -105,6 +105,8 @@ class ApprovalRequest:
     # Set when other front ends are asked the same question (docs/SPEC.md §7.5): the first
     # answer wins, and an approver that honours this stops asking once it is withdrawn.
     withdrawal: Withdrawal | None = None
+    # The tool of each call of `batch` (None: not a known tool), to name the calls to come.
+    batch_tools: tuple[Tool | None, ...] = ()
 
     @cached_property
     def view(self) -> View:
@@ -112,6 +114,12 @@ class ApprovalRequest:
         if self.tool is None:
             return Arguments(self.call.wire_arguments, self.call.raw_arguments)
         return self.tool.show(self.call, self.workspace)
+
+    def detail(self, index: int) -> str:
+        """What names the batch's call `index` beside its tool's name, as its tool says
+        ('npm test', 'x.txt'); '' when its tool is not known."""
+        tool = self.batch_tools[index] if index < len(self.batch_tools) else None
+        return tool.detail(self.batch[index].arguments) if tool is not None else ""
 
     @property
     def reasons(self) -> tuple[AskReason, ...]:

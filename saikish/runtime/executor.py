@@ -217,7 +217,7 @@ class Executor:
             call, assessment, index, batch, self.session.workspace, outside,
             tool=tool,
             always_note=self.session.always_note(assessment.proposed_rules),
-            mode=self.session.mode))
+            mode=self.session.mode, batch_tools=tuple(self.tools.get(c.name) for c in batch)))
 
     def _sandbox_question(self, call: ToolCall, approved: Decision) -> str | None:
         """Why a call nobody looked at must be asked after all: it cannot run inside (4.9)."""

@@ -110,11 +110,15 @@ class Tool:
 
     def summary(self, arguments: Mapping[str, Any], width: int = 100) -> str:
         """One line naming a call: 'bash ls -la', 'write_file a.txt', else the JSON arguments."""
-        value = arguments.get(self.summary_argument) if self.summary_argument else None
-        detail = str(value) if value is not None else json.dumps(
-            dict(arguments), ensure_ascii=False) if arguments else ""
-        text = f"{self.name} {detail}".strip().replace("\n", " ⏎ ")
+        text = f"{self.name} {self.detail(arguments)}".strip().replace("\n", " ⏎ ")
         return text if len(text) <= width else text[:width - 1] + "…"
+
+    def detail(self, arguments: Mapping[str, Any]) -> str:
+        """What names a call of this tool beside its name: the summary argument ('ls -la',
+        'a.txt'), else the arguments as JSON; '' for none."""
+        value = arguments.get(self.summary_argument) if self.summary_argument else None
+        return str(value) if value is not None else json.dumps(
+            dict(arguments), ensure_ascii=False) if arguments else ""
 
     def wire_spec(self) -> dict[str, Any]:
         """The tool as the model sees it (JSON schema function spec)."""

@@ -20,7 +20,7 @@ from rich.text import Text
 from saikish.inert import inert
 from saikish.rules import rule_texts
 from saikish.runtime.approval import ApprovalRequest
-from saikish.types import CommandCheck, ToolCall
+from saikish.types import CommandCheck
 from saikish.ui.parts import LEVEL_STYLE, CommandTable, risk_label
 from saikish.view import ChangeKind, Command, FileChange, View
 
@@ -134,17 +134,17 @@ def batch_line(request: ApprovalRequest) -> str:
     if total <= 1:
         return ""
     line = f"call {request.index + 1} of {total}"
-    upcoming = request.batch[request.index + 1:]
+    upcoming = range(request.index + 1, total)
     if upcoming:
-        names = ", ".join(_summary(c) for c in upcoming[:3])
+        names = ", ".join(_summary(request, i) for i in upcoming[:3])
         more = f" (+{len(upcoming) - 3} more)" if len(upcoming) > 3 else ""
         line += f" · next: {names}{more}"
     return inert(line)
 
 
-def _summary(call: ToolCall) -> str:
-    detail = call.arguments.get("command") or call.arguments.get("path") or ""
-    return _short(f"{call.name}: {detail}" if detail else call.name, 50)
+def _summary(request: ApprovalRequest, index: int) -> str:
+    name, detail = request.batch[index].name, request.detail(index)
+    return _short(f"{name}: {detail}" if detail else name, 50)
 
 
 def _short(text: str, width: int) -> str:

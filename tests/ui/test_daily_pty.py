@@ -75,12 +75,17 @@ def test_transcript_shows_calls_decisions_and_results_in_the_pager(
 def test_clear_starts_a_new_session_and_resume_goes_back(shells: list[Shell],
                                                           tmp_path: Path) -> None:
     s = start(shells, ONE_CALL, tmp_path)
+    # Each line is typed at its prompt, as a person does (this test is about /clear and
+    # /resume; a line typed ahead during a turn once went missing here under load).
     s.say("alpha question")
     s.expect("First answer.")
+    s.expect(PROMPT)
     s.say("/clear")
     s.expect("conversation cleared; new session ")
+    s.expect(PROMPT)
     s.say("beta question")
     s.expect("Second answer.")
+    s.expect(PROMPT)
     s.say("/resume")
     s.expect("resume which session?")
     s.on_screen("alpha question")
@@ -126,11 +131,13 @@ def test_init_shows_a_starter_and_writes_it_only_on_yes(shells: list[Shell], ws:
     s.on_screen("- Test: `npm test`")
     s.press("n\r")
     s.expect("nothing written")
+    s.expect(PROMPT)
     assert not (ws / "AGENTS.md").exists()
     s.say("/init")
     s.expect("write AGENTS.md? [y/N]")
     s.press("y\r")
     s.expect("the model reads it from the next message on")
+    s.expect(PROMPT)
     assert "- Test: `npm test`" in (ws / "AGENTS.md").read_text()
     s.say("/init")
     s.expect("exists already")
@@ -141,11 +148,14 @@ def test_compact_summarises_on_request(shells: list[Shell], tmp_path: Path) -> N
     s = start(shells, ONE_CALL, tmp_path)
     s.say("/compact")
     s.expect("nothing to compact yet")
+    s.expect(PROMPT)  # each line at its prompt, as a person types
     for word in ("one", "two", "three"):
         s.say(word)
         s.expect("answer.")
+        s.expect(PROMPT)
     s.say("/compact the tests")
     s.expect("older messages into a summary")
+    s.expect(PROMPT)
     s.say("four")
     s.expect("Fourth answer.")
     assert s.quit() == 0

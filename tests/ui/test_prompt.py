@@ -142,8 +142,11 @@ def render(call: ToolCall, workspace: Path, batch: tuple[ToolCall, ...] = (),
            left: int | None = 27, width: int = 100) -> str:
     session = Session(Config(), str(workspace))
     assessment = decide(call, session.context(builtin_tools()))
-    request = ApprovalRequest(call, assessment, 0, batch or (call,), str(workspace),
-                              tool=builtin_tools().get(call.name))
+    tools = builtin_tools()
+    batch = batch or (call,)
+    request = ApprovalRequest(call, assessment, 0, batch, str(workspace),
+                              tool=tools.get(call.name),
+                              batch_tools=tuple(tools.get(c.name) for c in batch))
     buffer = io.StringIO()
     Console(file=buffer, width=width, color_system=None).print(approval_panel(request, left))
     return buffer.getvalue()
