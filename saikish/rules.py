@@ -289,13 +289,20 @@ def _word_regex(pattern: str) -> re.Pattern[str]:
             if end < 0:
                 out.append(re.escape(c))
             else:
-                body = pattern[i + 1:end].replace("\\", "\\\\")
-                out.append("[^" + body[1:] + "/]" if body.startswith("!") else "[" + body + "]")
+                negated = pattern[i + 1] in "!^"  # bash reads both as "not"
+                body = _set_body(pattern[i + 1 + negated:end])
+                out.append("[^" + body + "/]" if negated else "[" + body + "]")
                 i = end
         else:
             out.append(re.escape(c))
         i += 1
     return re.compile("".join(out))
+
+
+def _set_body(text: str) -> str:
+    """A glob's bracket contents as a regex set's: every character literal but `-` ranges
+    (`\\`, `[`, `&`, `~`, `|` and `^` would be set syntax to `re`)."""
+    return re.sub(r"([\\\[&~|^])", r"\\\1", text)
 
 
 def _arg_matches(key: str, glob: str, value: Any, workspace: str, deny: bool) -> bool:
