@@ -1,11 +1,7 @@
 """Attacks on the approval engine by arithmetic: bash evaluates array subscripts and run-time
 data as expressions, which can run code (docs/SPEC.md §4.1-4.4, §4.7-4.8).
 
-Each row names the command, the part of it that must block the call and the kind of
-reason it blocks for (tests/support/attacks.py). Rows with `hole=` are attacks the
-engine lets through today, marked xfail(strict) with a severity: a fix turns them
-into failures the coordinator sees. Nothing runs the attack strings: they are only
-handed to `decide()`.
+Rows, holes and what each asserts: tests/support/attacks.py.
 """
 
 from __future__ import annotations
@@ -14,14 +10,7 @@ import pytest
 
 from saikish.types import Autonomy
 from saikish.types import ReasonKind as Why
-from tests.support.attacks import (
-    RUNS,
-    A,
-    Attack,
-    assert_blocked,
-    context,
-    params,
-)
+from tests.support.attacks import RUNS, A, Attack, assert_blocked, context, params
 
 SUBSCRIPT = [
     A("x='a[`id`]'; echo ${!x}", "", Why.UNKNOWN, RUNS),

@@ -18,15 +18,7 @@ from saikish.engine.commands.environment import environment_concern
 from saikish.engine.commands.variables import variables
 from saikish.types import Autonomy, Source, Verdict
 from saikish.types import ReasonKind as Why
-from tests.support.attacks import (
-    RUNS,
-    A,
-    Attack,
-    assess,
-    blocking_part,
-    context,
-    explain,
-)
+from tests.support.attacks import RUNS, A, Attack, assess, blocking_part, context, explain
 
 ROWS = [
     A("env", "env", Why.SECRET, RUNS),

@@ -13,15 +13,7 @@ import pytest
 
 from saikish.types import Autonomy, Tier, Verdict
 from saikish.types import ReasonKind as Why
-from tests.support.attacks import (
-    RUNS,
-    A,
-    Attack,
-    assess,
-    blocking_part,
-    context,
-    explain,
-)
+from tests.support.attacks import RUNS, A, Attack, assess, blocking_part, context, explain
 
 ROWS = [
     # jobs -x CMD ARGS runs CMD: the command is judged, not read as job names.

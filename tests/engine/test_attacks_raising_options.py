@@ -21,16 +21,7 @@ import pytest
 
 from saikish.types import Autonomy, Verdict
 from saikish.types import ReasonKind as Why
-from tests.support.attacks import (
-    LEVELS,
-    RUNS,
-    A,
-    Attack,
-    assess,
-    blocking_part,
-    context,
-    explain,
-)
+from tests.support.attacks import LEVELS, RUNS, A, Attack, assess, blocking_part, context, explain
 
 
 @dataclass(frozen=True)

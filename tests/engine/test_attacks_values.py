@@ -12,15 +12,7 @@ import pytest
 from saikish.engine.tiers import Containment
 from saikish.types import Autonomy, Tier, Verdict
 from saikish.types import ReasonKind as Why
-from tests.support.attacks import (
-    RUNS,
-    A,
-    Attack,
-    assess,
-    blocking_part,
-    context,
-    explain,
-)
+from tests.support.attacks import RUNS, A, Attack, assess, blocking_part, context, explain
 
 ROWS = [
     # socat addresses that run a program or open local files.

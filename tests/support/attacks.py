@@ -11,8 +11,9 @@ like these, and with them in force an attack is blocked only by the mechanism un
 (a risk-raising option a shorter rule never covers, a write target, a hijacked variable),
 never merely because the command is unknown.
 
-Rows marked xfail(strict) with "HOLE:" are attacks the engine lets through today: the
-coordinator removes the mark when the engine is fixed.
+Rows marked xfail(strict) with "HOLE:" (`hole=`, with a severity) are attacks the engine
+lets through today: a fix turns them into failures the coordinator sees, who removes the
+mark. Nothing runs the attack strings: they are only handed to `decide()`.
 """
 
 from __future__ import annotations
