@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "saikish"
@@ -35,6 +36,7 @@ def imports_of(path: Path, known: set[str], typing: bool = False) -> set[str]:
     return {name for name in found if name in known}
 
 
+@functools.cache  # read once per run: every test below only reads it
 def graph(typing: bool = False) -> dict[str, set[str]]:
     paths = {module_name(p): p for p in PACKAGE.rglob("*.py")}
     known = set(paths)
