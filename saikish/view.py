@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import enum
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -39,16 +40,25 @@ class FileChange:
         """The unified diff (a failing edit: what it asked for)."""
         if self.new is None:
             return self.requested.splitlines()
-        return list(difflib.unified_diff(
-            (self.old or "").splitlines(), self.new.splitlines(),
-            "/dev/null" if self.old is None else f"a/{self.path}", f"b/{self.path}",
-            lineterm=""))
+        return list(self._diff)
 
     def stat(self) -> str:
         """'+12 −3': lines added and removed ('' when it will fail)."""
         if self.new is None:
             return ""
-        return diff_stat(self.old or "", self.new)
+        body = [line for line in self._diff[2:] if not line.startswith("@@")]  # no headers
+        added = sum(line.startswith("+") for line in body)
+        removed = sum(line.startswith("-") for line in body)
+        return f"+{added} −{removed}"
+
+    @functools.cached_property
+    def _diff(self) -> tuple[str, ...]:
+        """The unified diff, worked out once for every front end that shows or counts it
+        (the box shows the lines and the stat, json sends both)."""
+        return tuple(difflib.unified_diff(
+            (self.old or "").splitlines(), (self.new or "").splitlines(),
+            "/dev/null" if self.old is None else f"a/{self.path}", f"b/{self.path}",
+            lineterm=""))
 
 
 @dataclass(frozen=True)
@@ -69,13 +79,3 @@ class Arguments:
 
 View = Command | FileChange | Arguments
 
-
-def diff_stat(old: str, new: str) -> str:
-    """'+12 −3': lines added and removed going from `old` to `new`."""
-    added = removed = 0
-    for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=0):
-        if line.startswith("+") and not line.startswith("+++"):
-            added += 1
-        elif line.startswith("-") and not line.startswith("---"):
-            removed += 1
-    return f"+{added} −{removed}"

@@ -450,6 +450,10 @@ def test_a_write_record_has_its_diff_stat(ws: Path) -> None:
         "● write_file notes.md  +2 −1 · approved by you, once"]
     new = ToolCall("1", "write_file", {"path": "new.md", "content": "a\nb\n"})
     assert "new.md  +2 −0  (new file)" in record(new, ws, width=100)[0]
+    # Lines that start with -- or ++ are lines like any other, not a diff's headers.
+    (ws / "rules.md").write_text("one\n--x\n")
+    dashes = ToolCall("1", "write_file", {"path": "rules.md", "content": "one\n++y\n"})
+    assert "rules.md  +1 −1" in record(dashes, ws, width=100)[0]
 
 
 def test_a_record_is_inert(ws: Path) -> None:
