@@ -296,8 +296,12 @@ def permit_read(target: Target, ctx: Context) -> CommandCheck:
     said = f"is {concern}" if concern == boundary.OUTSIDE else concern
     return CommandCheck(shown, Risk.READ_ONLY, None, f"reads {target.path}, which {said}"
                         if target.known else f"reads {target.path}: {concern}", True,
-                        autonomy_may=False, need=need, kind=_READ_KINDS.get(concern or "",
-                                                                            ReasonKind.READS_OUTSIDE))
+                        autonomy_may=False, need=need, kind=read_kind(concern))
+
+
+def read_kind(concern: str | None) -> ReasonKind:
+    """The kind of reason a read concern is (a bash read or a file tool's)."""
+    return _READ_KINDS.get(concern or "", ReasonKind.READS_OUTSIDE)
 
 
 # Why a read needs a person -> the kind of that reason (READS_OUTSIDE for the others).

@@ -21,7 +21,7 @@ from saikish.engine.outcomes import (
     risk_name,
     rule_source,
 )
-from saikish.engine.permits import lifts, tool_ask_rule, tool_covers, write_lifts
+from saikish.engine.permits import lifts, read_kind, tool_ask_rule, tool_covers, write_lifts
 from saikish.engine.proposals import tool_proposals
 from saikish.engine.toolfacts import ToolFacts, validate
 from saikish.rules import parse_rule, workspace_relative
@@ -85,9 +85,7 @@ def _decide_tool(call: ToolCall, tool: ToolFacts, risk: Risk, ctx: Context) -> A
     if concern is not None:
         # The read boundary (§4.8) is asked under every autonomy level.
         return mode_or_ask(risk, f"{call.name} reads {path}, which is {_concern(concern)}",
-                            ctx, proposed, opaque=False,
-                            kind=ReasonKind.SECRET if concern == boundary.SECRET else
-                            ReasonKind.READS_OUTSIDE)
+                            ctx, proposed, opaque=False, kind=read_kind(concern))
     if auto_approves(ctx.autonomy, risk) and not tool.requires_confirmation:
         return Assessment(Verdict.ALLOW, risk, Source.AUTONOMY,
                           f"{risk_name(risk)} is allowed under autonomy {ctx.autonomy.value}")
