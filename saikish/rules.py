@@ -198,7 +198,9 @@ def _parse_bash(inner: str, text: str, origin: str) -> Rule:
         colon_word = words[-1] + ":*"
     if not words and not prefix:
         raise RuleError(f"'{text}': Bash() needs the command words, e.g. Bash(git status)", origin)
-    for word in (*words, colon_word or ""):
+    # Only a word with glob characters becomes a regex (word_match compares the rest as
+    # text), so only such a word can fail to be a glob.
+    for word in filter(_GLOBBY.search, (*words, colon_word or "")):
         try:
             _word_regex(word)
         except re.error as exc:  # `[2-1]`: said here, never a traceback when a call is checked

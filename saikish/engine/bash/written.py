@@ -32,7 +32,8 @@ def as_written(text: str) -> str:
 def assessment_as_written(assessment: Assessment) -> Assessment:
     """The reason and the commands of `assessment` as the person wrote them (the rules it
     proposes keep their words: a rule matches the words the engine reads)."""
-    if _ARITH not in repr((assessment.reason, assessment.commands)):
+    if _ARITH not in assessment.reason and not any(
+            _ARITH in word for c in assessment.commands for word in (*c.argv, c.caveat or "")):
         return assessment
     commands = tuple(replace(c, argv=tuple(map(as_written, c.argv)),
                              caveat=as_written(c.caveat) if c.caveat else c.caveat)
