@@ -10,10 +10,13 @@ the path operands of read-only commands.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import fnmatch
 import functools
 import os
 import re
+from collections.abc import Iterator
 
 OUTSIDE = "outside the workspace"
 SECRET = "may hold secrets"
@@ -58,9 +61,35 @@ _SECRET_NAMES = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAMES))
 _SECRET_PATHS = re.compile("|".join(fnmatch.translate(p) for p in SECRET_PATHS))
 
 
+# Paths resolved during one decision (`one_look`): a call's parts ask about the same paths
+# several times (read concern, containment, proposals), and nothing runs in between.
+_LOOKED: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
+    "saikish_resolved", default=None)
+
+
+@contextlib.contextmanager
+def one_look() -> Iterator[None]:
+    """Within it, each path is resolved against the file system once (one decision)."""
+    token = _LOOKED.set({})
+    try:
+        yield
+    finally:
+        _LOOKED.reset(token)
+
+
 def resolve(path: str, workspace: str) -> str:
     """`path` as the file system sees it: ~ expanded, joined to the workspace, links resolved."""
     joined = os.path.join(workspace, os.path.expanduser(path))
+    looked = _LOOKED.get()
+    if looked is None:
+        return _resolved(joined)
+    full = looked.get(joined)
+    if full is None:
+        full = looked[joined] = _resolved(joined)
+    return full
+
+
+def _resolved(joined: str) -> str:
     try:
         return os.path.realpath(joined)
     except (OSError, ValueError):  # an unreadable /proc entry, a NUL: judge the plain path

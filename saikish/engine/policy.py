@@ -37,10 +37,11 @@ def decide(call: ToolCall, ctx: Context) -> Assessment:
     if problem:
         return Assessment(Verdict.INVALID, Risk.UNKNOWN, Source.INVALID, problem,
                           kind=ReasonKind.INVALID)
-    if call.name == BASH:
-        return assessment_as_written(decide_bash(str(call.arguments["command"]), ctx))
-    assert tool is not None
-    return _decide_tool(call, tool, tool.risk(call.arguments, ctx.workspace), ctx)
+    with boundary.one_look():  # nothing runs while a call is decided
+        if call.name == BASH:
+            return assessment_as_written(decide_bash(str(call.arguments["command"]), ctx))
+        assert tool is not None
+        return _decide_tool(call, tool, tool.risk(call.arguments, ctx.workspace), ctx)
 
 
 # -- step 1 ----------------------------------------------------------------------
