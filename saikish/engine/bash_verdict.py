@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from saikish.engine import tiers
 from saikish.engine.bash.shell import (
@@ -55,9 +56,6 @@ def decide_bash(command: str, ctx: Context) -> Assessment:
     if settled is not None:
         return settled
     owned = _checks(found, ctx)
-    owned = [replace(o, check=replace(o.check, auto=True)) if o.check.autonomy_may and
-             not o.check.permitted and auto_approves(ctx.autonomy, o.check.risk) else o
-             for o in owned]
     checks = [o.check for o in owned]
     risk = Risk.highest([c.risk for c in checks] + ([Risk.UNKNOWN] if analysis.opaque else []))
     unsure = deny_unsure(pairs, ctx)
@@ -162,34 +160,48 @@ def _checks(found: Sequence[Found], ctx: Context) -> list[Checked]:
             out += [Checked(CommandCheck(("reads", t.path), Risk.READ_ONLY, check.allowed_by,
                                          is_redirect=True), index, t) for t in cmd.reads]
             continue
-        out += [Checked(permit_write(t, check.allowed_by, ctx), index, t) for t in cmd.writes
-                if not own_write(t, kind, ctx)]
-        out += [Checked(permit_read(t, ctx), index, t) for t in cmd.reads
+        out += [Checked(_autonomous(permit_write(t, check.allowed_by, ctx), ctx), index, t)
+                for t in cmd.writes if not own_write(t, kind, ctx)]
+        out += [Checked(_autonomous(permit_read(t, ctx), ctx), index, t) for t in cmd.reads
                 if t.path != XARGS_INPUT.value and target_read_concern(t, ctx)]
     return out
+
+
+def _autonomous(check: CommandCheck, ctx: Context) -> CommandCheck:
+    """`check`, run unasked when nobody permits it and the autonomy level runs its risk."""
+    if _runs_unasked(check.autonomy_may, check, ctx):
+        return replace(check, auto=True)
+    return check
+
+
+def _runs_unasked(may: bool, check: CommandCheck, ctx: Context) -> bool:
+    return may and not check.permitted and auto_approves(ctx.autonomy, check.risk)
 
 
 def _command_check(item: Found, ctx: Context) -> tuple[CommandCheck, bool]:
     """One command's check, and whether a rule naming its carrier to another host (ssh
     HOST CMD) permits it, with the files it touches there."""
     cmd, kind = item.command, item.kind
+    need = tiers.command_need(cmd, kind, ctx.workspace, ctx.containment.protected)
     remote = remote_permit(cmd, kind, item.carrier, ctx) if item.carrier else None
     if remote is not None:
-        return replace(remote, need=tiers.command_need(cmd, kind, ctx.workspace,
-                                                        ctx.containment.protected)), True
+        return replace(remote, need=need), True
     xargs_input = any(t.path == XARGS_INPUT.value for t in cmd.reads)
     check = permit(cmd, kind, ctx, naming_xargs=xargs_input)
+    changes: dict[str, Any] = {"need": need}  # one copy of the check: a call has many parts
     printing = environment_concern(cmd) if not cmd.wrapper else None
-    if printing is not None and check.allowed_by is None:
+    unruled = check.allowed_by is None
+    if unruled and printing is not None:
         # env / printenv hand every variable to the model: a rule naming it may.
-        check = replace(check, caveat=printing, autonomy_may=False, kind=ReasonKind.SECRET)
-    if xargs_input and check.allowed_by is None:
+        changes.update(caveat=printing, autonomy_may=False, kind=ReasonKind.SECRET)
+    elif unruled and xargs_input:
         # xargs names the files: only a rule naming xargs and the command vouches for them.
-        check = replace(check, autonomy_may=False,
-                        caveat=check.caveat or "reads the files xargs is given",
-                        kind=check.kind if check.caveat else ReasonKind.DYNAMIC)
-    need = tiers.command_need(cmd, kind, ctx.workspace, ctx.containment.protected)
-    return replace(check, need=need), False
+        changes.update(autonomy_may=False,
+                       caveat=check.caveat or "reads the files xargs is given",
+                       kind=check.kind if check.caveat else ReasonKind.DYNAMIC)
+    if _runs_unasked(changes.get("autonomy_may", check.autonomy_may), check, ctx):
+        changes["auto"] = True
+    return replace(check, **changes), False
 
 
 def _reason_and_proposals(analysis: ShellAnalysis, unsure: tuple[str, ReasonKind] | None,
