@@ -1,6 +1,8 @@
 """`saikish check --batch` over the NL2Bash corpus: time per command against bashlex alone.
 
-Targets: under 0.5 ms per command, within 1.5x bashlex's own parse time, no crash.
+Targets: under 0.5 ms per command, within 1.2x bashlex's own parse time (issue 21), no crash.
+Each round starts cold: the parses saikish keeps for commands it has read are dropped, so
+no round is timed on what an earlier round read.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ def bashlex_alone(lines: list[str]) -> float:
 
 def saikish_check(lines: list[str]) -> tuple[float, collections.Counter[str]]:
     from saikish.cli.main import main
+    from saikish.engine.commands import grammar
 
+    grammar.forget()
     out = io.StringIO()
     stdin = io.StringIO("\n".join(lines) + "\n")
     started = time.perf_counter()
@@ -68,7 +72,7 @@ def main() -> None:
     print(f"saikish check:       {check:6.2f} s  {check / n * 1000:.3f} ms/command (best)")
     print(f"ratio per round:     median {statistics.median(ratios):.2f}x bashlex "
           f"(range {ratios[0]:.2f}x-{ratios[-1]:.2f}x over {ROUNDS} alternated rounds; "
-          f"target 1.5x)")
+          f"target 1.2x)")
     print("decisions:           " + ", ".join(f"{k} {v}" for k, v in sorted(decisions.items())))
 
 

@@ -239,6 +239,10 @@ def undo_possible(workspace: str) -> str | None:
     return None if shutil.which("git") else "no undo: git is not installed"
 
 
+# One encoder for every line of a --batch (json.dumps builds one per call when given options).
+_JSON_LINE = json.JSONEncoder(ensure_ascii=False)
+
+
 def _check_batch(source: str, judge: _Judge, io: Streams) -> str:
     """One JSON line per command (blank lines and comments are none); returns the strictest
     decision ('allow' for none)."""
@@ -258,7 +262,7 @@ def _check_batch(source: str, judge: _Judge, io: Streams) -> str:
         assessment = judge.decide(ToolCall("check", "bash", {"command": command}))
         record = check_json(assessment)  # the command is the view: it is said once, below
         record["command"] = command
-        write(json.dumps(record, ensure_ascii=False) + "\n")
+        write(_JSON_LINE.encode(record) + "\n")
         worst = max(worst, record["decision"], key=CHECK_EXIT.__getitem__)
     return worst
 
