@@ -7,13 +7,15 @@ about one simple command's argv at a time.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import fnmatch
 import functools
 import json
 import os
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -404,7 +406,7 @@ def workspace_relative(path: str, workspace: str) -> str:
     if plain != root and not plain.startswith(root.rstrip(os.sep) + os.sep):
         return plain  # outside by its words alone: no symlink can bring it back inside
     try:
-        full, root = os.path.realpath(joined), _real(root)
+        full, root = real_path(joined), _real(root)
     except (OSError, ValueError):  # an unreadable /proc entry, a NUL: judge the plain path
         full = plain.replace("\0", "")
     if full == root:
@@ -417,6 +419,34 @@ def workspace_relative(path: str, workspace: str) -> str:
 @functools.lru_cache(maxsize=64)
 def _real(workspace: str) -> str:
     return os.path.realpath(workspace)
+
+
+# Paths resolved during one decision (`one_look`): a call's parts ask about the same paths
+# several times (rules, the read boundary, containment, proposals), and nothing runs between.
+_LOOKED: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
+    "saikish_resolved", default=None)
+
+
+@contextlib.contextmanager
+def one_look() -> Iterator[None]:
+    """Within it, each path is resolved against the file system once (one decision)."""
+    token = _LOOKED.set({})
+    try:
+        yield
+    finally:
+        _LOOKED.reset(token)
+
+
+def real_path(path: str) -> str:
+    """os.path.realpath(path), looked up once per decision; raises as it does (OSError for
+    an unreadable /proc entry, ValueError for a NUL)."""
+    looked = _LOOKED.get()
+    if looked is None:
+        return os.path.realpath(path)
+    full = looked.get(path)
+    if full is None:
+        full = looked[path] = os.path.realpath(path)
+    return full
 
 
 def path_glob_match(path: str, glob: str) -> bool:

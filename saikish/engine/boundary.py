@@ -10,13 +10,12 @@ the path operands of read-only commands.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import fnmatch
 import functools
 import os
 import re
-from collections.abc import Iterator
+
+from saikish.rules import real_path
 
 OUTSIDE = "outside the workspace"
 SECRET = "may hold secrets"
@@ -61,37 +60,12 @@ _SECRET_NAMES = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAMES))
 _SECRET_PATHS = re.compile("|".join(fnmatch.translate(p) for p in SECRET_PATHS))
 
 
-# Paths resolved during one decision (`one_look`): a call's parts ask about the same paths
-# several times (read concern, containment, proposals), and nothing runs in between.
-_LOOKED: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
-    "saikish_resolved", default=None)
-
-
-@contextlib.contextmanager
-def one_look() -> Iterator[None]:
-    """Within it, each path is resolved against the file system once (one decision)."""
-    token = _LOOKED.set({})
-    try:
-        yield
-    finally:
-        _LOOKED.reset(token)
-
-
 def resolve(path: str, workspace: str) -> str:
-    """`path` as the file system sees it: ~ expanded, joined to the workspace, links resolved."""
+    """`path` as the file system sees it: ~ expanded, joined to the workspace, links resolved
+    (once per decision: rules.one_look)."""
     joined = os.path.join(workspace, os.path.expanduser(path))
-    looked = _LOOKED.get()
-    if looked is None:
-        return _resolved(joined)
-    full = looked.get(joined)
-    if full is None:
-        full = looked[joined] = _resolved(joined)
-    return full
-
-
-def _resolved(joined: str) -> str:
     try:
-        return os.path.realpath(joined)
+        return real_path(joined)
     except (OSError, ValueError):  # an unreadable /proc entry, a NUL: judge the plain path
         return os.path.abspath(joined.replace("\0", ""))
 
@@ -154,7 +128,7 @@ def proposal_glob(path: str, workspace: str, concern: str) -> str:
     file there, and a read outside is allowed for what was approved (docs/SPEC.md §4.4).
     Inside the workspace a secret is named relative to it.
     """
-    root = os.path.realpath(workspace)
+    root = real_path(workspace)
     full, written_root = os.path.abspath(os.path.join(workspace, os.path.expanduser(path))), \
         os.path.abspath(workspace)
     if full == written_root or full.startswith(written_root.rstrip(os.sep) + os.sep):

@@ -24,7 +24,7 @@ from saikish.engine.outcomes import (
 from saikish.engine.permits import lifts, read_kind, tool_ask_rule, tool_covers, write_lifts
 from saikish.engine.proposals import tool_proposals
 from saikish.engine.toolfacts import ToolFacts, validate
-from saikish.rules import parse_rule, workspace_relative
+from saikish.rules import one_look, parse_rule, workspace_relative
 from saikish.types import Assessment, Mode, ReasonKind, Risk, Source, ToolCall, Verdict
 
 __all__ = ["BASH", "READ_TOOL", "WRITE_TOOL", "Context", "RuleSet", "decide"]
@@ -37,7 +37,7 @@ def decide(call: ToolCall, ctx: Context) -> Assessment:
     if problem:
         return Assessment(Verdict.INVALID, Risk.UNKNOWN, Source.INVALID, problem,
                           kind=ReasonKind.INVALID)
-    with boundary.one_look():  # nothing runs while a call is decided
+    with one_look():  # nothing runs while a call is decided: each path is resolved once
         if call.name == BASH:
             return assessment_as_written(decide_bash(str(call.arguments["command"]), ctx))
         assert tool is not None

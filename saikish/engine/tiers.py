@@ -19,7 +19,7 @@ from saikish.engine import boundary
 from saikish.engine.bash.shell import SimpleCommand, Target
 from saikish.engine.commands.grammar import Parse
 from saikish.engine.commands.risk import Classification
-from saikish.rules import in_git_dir, workspace_relative
+from saikish.rules import in_git_dir, real_path, workspace_relative
 from saikish.types import Risk
 
 # Outside the workspace, the directories a sandboxed command sees as on the host: system
@@ -80,7 +80,7 @@ def read_contained(path: str, workspace: str) -> bool:
 
 
 def _home() -> str:
-    return os.path.realpath(os.path.expanduser("~"))
+    return real_path(os.path.expanduser("~"))
 
 
 def _under(full: str, roots: Sequence[str]) -> bool:

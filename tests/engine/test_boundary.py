@@ -16,7 +16,7 @@ from saikish.tools import builtin_tools
 from saikish.tools.base import RunContext
 from saikish.tools.files import grep
 from saikish.tools.sandbox.childenv import child_environment
-from saikish.types import Autonomy, Mode, Source, Tier, ToolCall, Verdict
+from saikish.types import Autonomy, Mode, ReasonKind, Source, Tier, ToolCall, Verdict
 from tests.support.harness import Run, write_script
 
 CLI = Callable[..., Run]
@@ -58,6 +58,26 @@ def test_a_link_out_of_the_workspace_is_outside(tmp_path: Path) -> None:
     (ws / "token.txt").symlink_to(tmp_path / ".env")
     assert boundary.read_concern("innocent.txt", str(ws)) == boundary.OUTSIDE
     assert boundary.read_concern("token.txt", str(ws)) == boundary.SECRET  # resolved name
+
+
+def test_each_decision_looks_at_the_file_system_again(tmp_path: Path) -> None:
+    # One decision resolves a path once (rules.one_look); a link repointed after it, as a
+    # call that ran may do, is read anew by the next decision, never from the first's.
+    ws = tmp_path / "ws"
+    (ws / "docs").mkdir(parents=True)
+    (ws / "docs" / "notes.txt").write_text("x")
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys" / "notes.txt").write_text("x")
+    (ws / "link").symlink_to(ws / "docs")
+    context = Context(builtin_tools(), RuleSet(), Autonomy.CAUTIOUS, Mode.EVENT_BASED, str(ws))
+    call = ToolCall("1", "bash", {"command": "cat link/notes.txt && wc -l link/notes.txt"})
+    assert decide(call, context).tier is Tier.VERIFIED
+    (ws / "link").unlink()
+    (ws / "link").symlink_to(tmp_path / "keys")
+    again = decide(call, context)
+    assert again.verdict is Verdict.ASK
+    assert again.reason.startswith("reads link/notes.txt, which is outside the workspace")
+    assert again.reason_kind is ReasonKind.READS_OUTSIDE
 
 
 @pytest.mark.parametrize(("name", "secret"), [
