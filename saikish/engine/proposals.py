@@ -262,6 +262,8 @@ def literal(word: str) -> str | None:
     start = word.find("[")
     if start >= 0 and word.find("]", start + 2) >= 0:
         return None
+    if "*" not in word and "?" not in word:
+        return word  # most words: nothing to bracket
     return re.sub(r"[*?]", lambda m: f"[{m.group(0)}]", word)
 
 
