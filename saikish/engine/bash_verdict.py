@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from saikish.engine import tiers
 from saikish.engine.bash.shell import (
@@ -27,11 +26,12 @@ from saikish.engine.outcomes import (
     why_blocked,
 )
 from saikish.engine.permits import (
+    autonomy_may,
+    covering_rule,
     deny_rule,
     deny_unsure,
     matches_meaning,
     own_write,
-    permit,
     permit_read,
     permit_write,
     plain_check,
@@ -169,13 +169,9 @@ def _checks(found: Sequence[Found], ctx: Context) -> list[Checked]:
 
 def _autonomous(check: CommandCheck, ctx: Context) -> CommandCheck:
     """`check`, run unasked when nobody permits it and the autonomy level runs its risk."""
-    if _runs_unasked(check.autonomy_may, check, ctx):
+    if check.autonomy_may and not check.permitted and auto_approves(ctx.autonomy, check.risk):
         return replace(check, auto=True)
     return check
-
-
-def _runs_unasked(may: bool, check: CommandCheck, ctx: Context) -> bool:
-    return may and not check.permitted and auto_approves(ctx.autonomy, check.risk)
 
 
 def _command_check(item: Found, ctx: Context) -> tuple[CommandCheck, bool]:
@@ -187,21 +183,21 @@ def _command_check(item: Found, ctx: Context) -> tuple[CommandCheck, bool]:
     if remote is not None:
         return replace(remote, need=need), True
     xargs_input = any(t.path == XARGS_INPUT.value for t in cmd.reads)
-    check = permit(cmd, kind, ctx, naming_xargs=xargs_input)
-    changes: dict[str, Any] = {"need": need}  # one copy of the check: a call has many parts
+    rule = covering_rule(cmd, kind, ctx, naming_xargs=xargs_input)
+    if rule is not None:
+        return plain_check(cmd, kind, rule, need=need), False
+    caveat, may, why = kind.caveat, autonomy_may(kind), kind.kind
     printing = environment_concern(cmd) if not cmd.wrapper else None
-    unruled = check.allowed_by is None
-    if unruled and printing is not None:
+    if printing is not None:
         # env / printenv hand every variable to the model: a rule naming it may.
-        changes.update(caveat=printing, autonomy_may=False, kind=ReasonKind.SECRET)
-    elif unruled and xargs_input:
+        caveat, may, why = printing, False, ReasonKind.SECRET
+    elif xargs_input:
         # xargs names the files: only a rule naming xargs and the command vouches for them.
-        changes.update(autonomy_may=False,
-                       caveat=check.caveat or "reads the files xargs is given",
-                       kind=check.kind if check.caveat else ReasonKind.DYNAMIC)
-    if _runs_unasked(changes.get("autonomy_may", check.autonomy_may), check, ctx):
-        changes["auto"] = True
-    return replace(check, **changes), False
+        why = why if caveat else ReasonKind.DYNAMIC
+        caveat, may = caveat or "reads the files xargs is given", False
+    auto = may and auto_approves(ctx.autonomy, kind.risk)
+    return CommandCheck(cmd.argv, kind.risk, None, caveat, auto=auto, autonomy_may=may,
+                        need=need, kind=why), False
 
 
 def _reason_and_proposals(analysis: ShellAnalysis, unsure: tuple[str, ReasonKind] | None,

@@ -29,7 +29,7 @@ from saikish.rules import (
     word_match,
     workspace_relative,
 )
-from saikish.types import CommandCheck, ReasonKind, Risk, ToolCall
+from saikish.types import UNJUDGED, CommandCheck, ReasonKind, Risk, ToolCall
 
 
 def lifts(rule: Rule, tool: str, concern: str | None) -> bool:
@@ -79,9 +79,10 @@ def bash_ask_rule(argv: Sequence[str], ctx: Context) -> Rule | None:
 
 
 def plain_check(command: SimpleCommand, found: Classification,
-           allowed_by: str | None = None) -> CommandCheck:
+                allowed_by: str | None = None, need: str | None = UNJUDGED) -> CommandCheck:
     """The check of one command as classified, allowed by `allowed_by` if given."""
-    return CommandCheck(command.argv, found.risk, allowed_by, found.caveat, kind=found.kind)
+    return CommandCheck(command.argv, found.risk, allowed_by, found.caveat, need=need,
+                        kind=found.kind)
 
 
 def deny_rule(command: SimpleCommand, ctx: Context) -> Rule | None:
@@ -161,23 +162,27 @@ def deny_unsure(found: Sequence[tuple[SimpleCommand, Classification]],
     return None
 
 
-def permit(command: SimpleCommand, found: Classification, ctx: Context,
-            naming_xargs: bool = False) -> CommandCheck:
-    """Which rule, if any, covers this command; a hard caveat means none can.
+def covering_rule(command: SimpleCommand, found: Classification, ctx: Context,
+                  naming_xargs: bool = False) -> str | None:
+    """The allow rule that covers this command, if any; a hard caveat means none can.
 
     With `naming_xargs`, only a rule that names xargs and the command covers it: the
     files it reads come from xargs's input.
     """
-    if not found.hard:
-        for rule in ctx.rules.allow:
-            if naming_xargs and (rule.words is None or rule.words[:1] != ("xargs",)):
-                continue
-            if rule_covers(rule, command, found):
-                return plain_check(command, found, rule.text)
-    # An unknown option or a word built at run time: no autonomy level runs it (§4.7).
-    strict = found.hard or (bool(found.named) and found.risk.rank >= Risk.UNKNOWN.rank)
-    return CommandCheck(command.argv, found.risk, None, found.caveat, autonomy_may=not strict,
-                        kind=found.kind)
+    if found.hard:
+        return None
+    for rule in ctx.rules.allow:
+        if naming_xargs and (rule.words is None or rule.words[:1] != ("xargs",)):
+            continue
+        if rule_covers(rule, command, found):
+            return rule.text
+    return None
+
+
+def autonomy_may(found: Classification) -> bool:
+    """False for an unknown option or a word built at run time: no autonomy level runs
+    such a command unasked (§4.7), only a rule or the person."""
+    return not (found.hard or (bool(found.named) and found.risk.rank >= Risk.UNKNOWN.rank))
 
 
 def remote_permit(command: SimpleCommand, found: Classification, carrier: SimpleCommand,
