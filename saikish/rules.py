@@ -406,7 +406,7 @@ def workspace_relative(path: str, workspace: str) -> str:
     if plain != root and not plain.startswith(root.rstrip(os.sep) + os.sep):
         return plain  # outside by its words alone: no symlink can bring it back inside
     try:
-        full, root = real_path(joined), _real(root)
+        full, root = real_path(joined), workspace_root(root)
     except (OSError, ValueError):  # an unreadable /proc entry, a NUL: judge the plain path
         full = plain.replace("\0", "")
     if full == root:
@@ -417,8 +417,10 @@ def workspace_relative(path: str, workspace: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _real(workspace: str) -> str:
-    return os.path.realpath(workspace)
+def workspace_root(workspace: str) -> str:
+    """The workspace as the file system sees it, links resolved (once per process: every
+    decision measures paths against the same root)."""
+    return os.path.realpath(os.path.abspath(workspace))
 
 
 # Paths resolved during one decision (`one_look`): a call's parts ask about the same paths

@@ -15,7 +15,7 @@ import functools
 import os
 import re
 
-from saikish.rules import real_path
+from saikish.rules import real_path, workspace_root
 
 OUTSIDE = "outside the workspace"
 SECRET = "may hold secrets"
@@ -76,13 +76,8 @@ def inside(path: str, workspace: str) -> bool:
 
 
 def _within(full: str, workspace: str) -> bool:
-    root = _root(workspace)
+    root = workspace_root(workspace)
     return full == root or full.startswith(root.rstrip(os.sep) + os.sep)
-
-
-@functools.lru_cache(maxsize=64)
-def _root(workspace: str) -> str:
-    return resolve(workspace, "/")
 
 
 def is_secret(path: str, workspace: str = ".") -> bool:
@@ -128,7 +123,7 @@ def proposal_glob(path: str, workspace: str, concern: str) -> str:
     file there, and a read outside is allowed for what was approved (docs/SPEC.md §4.4).
     Inside the workspace a secret is named relative to it.
     """
-    root = real_path(workspace)
+    root = workspace_root(workspace)
     full, written_root = os.path.abspath(os.path.join(workspace, os.path.expanduser(path))), \
         os.path.abspath(workspace)
     if full == written_root or full.startswith(written_root.rstrip(os.sep) + os.sep):
