@@ -52,6 +52,8 @@ CONTAINED = [
     ("./run.sh --fast", "unknown"),
     ("sed -i s/a/b/ f.txt", "write"),
     ("echo x > out.txt", "output redirection writes a file"),
+    ("echo x > -", "output redirection writes a file"),  # a file named -, not a descriptor
+    ("echo x &>> -", "output redirection writes a file"),
     ("rm old.txt", "destructive"),
     ("rm -f a.txt b.txt", "destructive"),
     ("mv a.txt b.txt", "write"),

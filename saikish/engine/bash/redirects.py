@@ -128,8 +128,8 @@ def redirect_target(walker: _Walker, node: Any, src: str, depth: int, via: tuple
     if node.type in ("<", "<<", "<<<", "<&", "<<-"):
         return None
     word = unquote(src[output.pos[0]:output.pos[1]])
-    if node.type in (">&", "<&") and word.value.isdigit() or word.value == "-":
-        return None
+    if node.type in (">&", "<&") and (word.value.isdigit() or word.value == "-"):
+        return None  # 2>&1, >&-: a descriptor copied or closed (`> -` writes a file named -)
     if word.literal and word.value in ("/dev/null", "/dev/stdout", "/dev/stderr",
                                        "/dev/tty", "/dev/fd/1", "/dev/fd/2"):
         return None
