@@ -156,8 +156,9 @@ def test_plain_commands_split_without_the_parser_exactly_as_the_parser_does() ->
         assert [c.reads for c in fast.commands] == [c.reads for c in seen], line
 
 
-# Characters that matter to bash's word splitting and quote removal, and a few plain ones.
-_WORDISH = st.text(alphabet=list("ab-=+:1 \t'\"\\{},*?!#~./\u00a0"), min_size=1, max_size=24)
+# Characters that matter to bash's word splitting and quote removal (`$` and backquotes
+# escaped or quoted are plain), and a few plain ones.
+_WORDISH = st.text(alphabet=list("ab-=+:1 \t'\"\\{},*?!#~./$`\u00a0"), min_size=1, max_size=24)
 
 
 @settings(max_examples=300, deadline=None)

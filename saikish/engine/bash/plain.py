@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 
-# without expansions, backslash escapes and find's `{}`, joined by | && || ;. No expansion,
+# without expansions, backslash escapes (also inside double quotes, where bash keeps the
+# backslash unless it escapes $ ` " or \) and find's `{}`, joined by | && || ;. No expansion,
 # redirection, grouping, keyword or assignment can occur in it, so splitting it needs no
 # parser (two thirds of the commands models send are like this).
 # Only space and tab separate words, as in bash (a no-break space is part of a word).
-_PLAIN_TOKEN = re.compile(r"""[ \t]*(?:(?P<op>\|\||&&|[|;])|(?P<word>(?:'[^']*'|"[^"\\$`]*"|"""
+_PLAIN_TOKEN = re.compile(r"""[ \t]*(?:(?P<op>\|\||&&|[|;])|(?P<word>(?:'[^']*'|"""
+                          r""""(?:[^"\\$`]|\\[^\x00-\x1f\x7f])*"|"""
                           r"""\\[^\x00-\x1f\x7f]|\{\}|[^ \t'"|;&\\<>(){}$`#])+)|(?P<bad>[^ \t]))""")
 _NOT_PLAIN = re.compile(r"[\n\x00-\x08\x0b-\x1f\x7f]")
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do",
