@@ -162,8 +162,12 @@ def _checks(found: Sequence[Found], ctx: Context) -> list[Checked]:
             continue
         out += [Checked(_autonomous(permit_write(t, check.allowed_by, ctx), ctx), index, t)
                 for t in cmd.writes if not own_write(t, kind, ctx)]
-        out += [Checked(_autonomous(permit_read(t, ctx), ctx), index, t) for t in cmd.reads
-                if t.path != XARGS_INPUT.value and target_read_concern(t, ctx)]
+        for target in cmd.reads:
+            concern = target_read_concern(target, ctx) \
+                if target.path != XARGS_INPUT.value else None
+            if concern is not None:
+                out.append(Checked(_autonomous(permit_read(target, concern, ctx), ctx), index,
+                                   target))
     return out
 
 

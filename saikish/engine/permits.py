@@ -287,12 +287,12 @@ def target_read_concern(target: Target, ctx: Context) -> str | None:
     return read_concern(target.path, ctx.workspace)
 
 
-def permit_read(target: Target, ctx: Context) -> CommandCheck:
-    """A read outside the workspace or of a secret: only a read_file rule covers it."""
-    concern = target_read_concern(target, ctx)
+def permit_read(target: Target, concern: str, ctx: Context) -> CommandCheck:
+    """A read outside the workspace or of a secret (`concern`, from target_read_concern):
+    only a read_file rule covers it."""
     shown = ("reads", target.path)
-    need = None if concern is None else tiers.read_need(target, concern, ctx.workspace)
-    if target.known and concern is not None:
+    need = tiers.read_need(target, concern, ctx.workspace)
+    if target.known:
         for rule in ctx.rules.allow:
             if rule.matches_tool(READ_TOOL, {"path": target.path}, ctx.workspace) and \
                     lifts(rule, READ_TOOL, concern):

@@ -12,6 +12,7 @@ import re
 _PLAIN_TOKEN = re.compile(r"""[ \t]*(?:(?P<op>\|\||&&|[|;])|(?P<word>(?:'[^']*'|"""
                           r""""(?:[^"\\$`]|\\[^\x00-\x1f\x7f])*"|"""
                           r"""\\[^\x00-\x1f\x7f]|\{\}|[^ \t'"|;&\\<>(){}$`#])+)|(?P<bad>[^ \t]))""")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[|\+?=)")
 _NOT_PLAIN = re.compile(r"[\n\x00-\x08\x0b-\x1f\x7f]")
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do",
                        "done", "case", "esac", "function", "select", "time", "coproc", "in",
@@ -25,9 +26,10 @@ def _plain_segments(text: str) -> list[tuple[list[str], str]] | None:
     segments: list[tuple[list[str], str]] = []
     words: list[str] = []
     for match in _PLAIN_TOKEN.finditer(text.rstrip(" \t")):
-        if match.group("bad"):
+        kind = match.lastgroup  # every token is one of the three
+        if kind == "bad":
             return None  # a lone & (background), an unbalanced quote
-        if match.group("op"):
+        if kind == "op":
             if not words:
                 return None
             segments.append((words, match.group("op")))
@@ -40,7 +42,7 @@ def _plain_segments(text: str) -> list[tuple[list[str], str]] | None:
         return None  # `a |` or `a &&` with nothing after: let the parser say so
     for raw, _ in segments:
         first = raw[0]
-        if first in _KEYWORDS or re.match(r"[A-Za-z_][A-Za-z0-9_]*(?:\[|\+?=)", first):
+        if first in _KEYWORDS or _ASSIGNMENT.match(first):
             return None  # a keyword or an assignment: the parser's job
     return segments or None
 

@@ -104,7 +104,7 @@ def use(walk: Walk, used: Use) -> int:
         why = option.why or f"{walk.name} {option.name} is {risk_name(option.risk)}"
         walk.findings.append(Finding(option.risk, why, used.index, kind=option.kind))
     answer = used.next_index
-    for effect in sorted(option.effects, key=lambda e: e.value):
+    for effect in option.ordered_effects:
         if OPTION_EFFECTS[effect](walk, used) == STOP:
             answer = STOP
     return answer

@@ -137,11 +137,16 @@ class Option:
         """(values taken, optional) for one of this option's spellings."""
         return self.forms[self.spellings.index(spelling)]
 
-    @property
+    @functools.cached_property
     def name(self) -> str:
         """The spelling used in messages and deny matching: the long one when there is one."""
         longs = [s for s in self.spellings if s.startswith("--")]
         return (longs or list(self.spellings))[0]
+
+    @functools.cached_property
+    def ordered_effects(self) -> tuple[Effect, ...]:
+        """Its effects in the one order they are applied in (by their catalogue word)."""
+        return tuple(sorted(self.effects, key=lambda e: e.value))
 
     @functools.cached_property
     def kind(self) -> ReasonKind | None:
