@@ -157,11 +157,18 @@ def test_plain_commands_split_without_the_parser_exactly_as_the_parser_does() ->
 
 
 # Characters that matter to bash's word splitting and quote removal (`$` and backquotes
-# escaped or quoted are plain), and a few plain ones.
-_WORDISH = st.text(alphabet=list("ab-=+:1 \t'\"\\{},*?!#~./$`\u00a0"), min_size=1, max_size=24)
+# escaped or quoted are plain), variables, and a few plain characters.
+_WORDISH = st.lists(st.sampled_from(list("ab-=+:1 \t'\"\\{},*?!#~./$`\u00a0_") +
+                                    ["$a", "${b}", '"$a"', '"${ab}x"', "$a1"]),
+                    min_size=1, max_size=16).map("".join)
+_NAMED = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
-@settings(max_examples=300, deadline=None)
+def _unbraced(text: str) -> str:
+    return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", r"$\1", text)
+
+
+@settings(max_examples=400, deadline=None)
 @given(_WORDISH)
 def test_the_plain_path_splits_words_exactly_as_bash_does(text: str) -> None:
     """Differential test against the real bash: whatever one-command text the plain path
@@ -174,22 +181,55 @@ def test_the_plain_path_splits_words_exactly_as_bash_does(text: str) -> None:
     segments = _plain_segments("printf '%s\\0' START " + text)
     if segments is None or len(segments) != 1:
         return  # the parser's job, or several commands: not run through bash here
-    # Safe to run: the plain path admits no expansion, substitution, redirection or
-    # separator, so bash can only run printf with these words.
+    names = set(_NAMED.findall(text))
+    if "_" in names:
+        return  # $_ is bash's own (the last word of the command before)
+    # Each variable holds its own name ($a is "$a"): the words bash prints show where each
+    # expansion stood, so word boundaries, quotes and escapes around it are compared.
+    # Safe to run: the plain path admits no substitution, redirection or separator, so
+    # bash can only run printf with these words.
     shown = subprocess.run(["bash", "--norc", "--noprofile", "-c",
                             "set -f; printf '%s\\0' START " + text], capture_output=True,
-                           env={"HOME": "/home/someone", "PATH": "/usr/bin:/bin"},
+                           env={"HOME": "/home/someone", "PATH": "/usr/bin:/bin",
+                                **{name: f"${name}" for name in names}},
                            check=True).stdout.decode()
-    words = shown.split("\0")[1:-1]
+    words = [_unbraced(w) for w in shown.split("\0")[1:-1]]
     raws = segments[0][0][3:]
-    if any(unquote(w).dynamic for w in raws):
+    if any("~" in w and unquote(w).dynamic for w in raws):
         return  # ~+ ~- ~: ...: a place only known at run time, judged as such
     if any("=~" in w or ":~" in w for w in raws):
         return  # a=~/x: bash expands it, and saikish reads such values only as dd's if=/of=
     # bash expands an unquoted leading ~ to the home directory; saikish's path checks do.
-    ours = [("/home/someone" + unquote(w).value[1:]) if w == "~" or w.startswith("~/")
-            else unquote(w).value for w in raws]
+    ours = [_unbraced(("/home/someone" + unquote(w).value[1:]) if w == "~" or
+                      w.startswith("~/") else unquote(w).value) for w in raws]
     assert ours == words, (text, ours, words)
+
+
+_SCRIPTISH = st.lists(st.sampled_from(["a", "1", "-", " ", "'", '"', "\\", "$", "{", "}", "*",
+                                        "/", "$a", "${b}", '"$a"', "|", ";", "&&", "||",
+                                        "cat ", "echo ", "grep -r ", "find . -name ",
+                                        "-exec rm {} \\;", "xargs ", "$HOME", "~/", "cd "]),
+                      min_size=1, max_size=12).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_SCRIPTISH)
+def test_the_plain_path_finds_the_commands_the_parser_finds(text: str) -> None:
+    """Whatever the plain path accepts, the walk over bashlex's tree finds the same
+    commands, with the same words, input, writes and reads."""
+    from saikish.engine.bash.plain import _plain_segments
+    from saikish.engine.bash.preparse import preparse
+    from saikish.engine.bash.walker import _Walker
+
+    if _plain_segments(text) is None:
+        return  # the parser's job
+    fast = analyse(text)
+    slow = _Walker()
+    slow.parsed(preparse(text), 0, (), False)
+    assert not slow.opaque, (text, slow.opaque)
+    for attribute in ("argv", "stdin", "writes", "reads", "via", "dynamic_name"):
+        assert [getattr(c, attribute) for c in fast.commands] == \
+            [getattr(c, attribute) for c in slow.commands], (text, attribute)
 
 
 @pytest.mark.parametrize(("text", "found"), [

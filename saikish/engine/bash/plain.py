@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import re
 
-# without expansions, backslash escapes (also inside double quotes, where bash keeps the
-# backslash unless it escapes $ ` " or \) and find's `{}`, joined by | && || ;. No expansion,
+# Words without expansions other than a variable's value ($NAME, ${NAME}, quoted or not),
+# with backslash escapes (also inside double quotes, where bash keeps the backslash unless
+# it escapes $ ` " or \) and find's `{}`, joined by | && || ;. No substitution,
 # redirection, grouping, keyword or assignment can occur in it, so splitting it needs no
-# parser (two thirds of the commands models send are like this).
+# parser (three quarters of the commands models send are like this). A word holding a
+# variable is only known at run time (words.unquote), as it is when the parser reads it.
 # Only space and tab separate words, as in bash (a no-break space is part of a word).
+_VARIABLE = r"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})"
 _PLAIN_TOKEN = re.compile(r"""[ \t]*(?:(?P<op>\|\||&&|[|;])|(?P<word>(?:'[^']*'|"""
-                          r""""(?:[^"\\$`]|\\[^\x00-\x1f\x7f])*"|"""
-                          r"""\\[^\x00-\x1f\x7f]|\{\}|[^ \t'"|;&\\<>(){}$`#])+)|(?P<bad>[^ \t]))""")
+                          r""""(?:""" + _VARIABLE + r"""|[^"\\$`]|\\[^\x00-\x1f\x7f])*"|"""
+                          + _VARIABLE + r"""|\\[^\x00-\x1f\x7f]|\{\}|[^ \t'"|;&\\<>(){}$`#])+)|"""
+                          r"""(?P<bad>[^ \t]))""")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[|\+?=)")
 _NOT_PLAIN = re.compile(r"[\n\x00-\x08\x0b-\x1f\x7f]")
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do",
