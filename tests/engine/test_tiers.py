@@ -54,6 +54,8 @@ CONTAINED = [
     ("echo x > out.txt", "output redirection writes a file"),
     ("echo x > -", "output redirection writes a file"),  # a file named -, not a descriptor
     ("echo x &>> -", "output redirection writes a file"),
+    ("echo x >&\u00b2", "output redirection writes a file"),  # a file named ², no descriptor
+    ("cat in >& \uff12", "a descriptor bash does not read as one"),  # bashlex reads ２ as 2
     ("rm old.txt", "destructive"),
     ("rm -f a.txt b.txt", "destructive"),
     ("mv a.txt b.txt", "write"),

@@ -32,6 +32,8 @@ class _Walker(Protocol):
     def subshell(self) -> AbstractContextManager[Any]: ...
 
 _SUBST = re.compile(r"\$\(|`|<\(|>\(")
+_DESCRIPTOR = re.compile(r"[0-9]+")
+_COPY = re.compile(r"[0-9]*[<>]&[ \t]*(?:[0-9]+|-)")
 
 
 def heredoc_write(walker: _Walker, words: list[Word], writes: list[Target],
@@ -123,13 +125,19 @@ def redirect_target(walker: _Walker, node: Any, src: str, depth: int, via: tuple
                 walker.script(Word(code), depth + 1, via + ("$()",), remote)
     output = node.output
     if not hasattr(output, "kind"):
-        return None  # a descriptor copy such as 2>&1
+        # A descriptor copy or close such as 2>&1 or >&-; bashlex also reads `>& ２` so
+        # (any Unicode digit), where bash writes a file named ２: the source says which.
+        if not _COPY.fullmatch(src[node.pos[0]:node.pos[1]]):
+            walker.opaque.append("a redirection to a descriptor bash does not read as one")
+        return None
     nested(walker, output, src, depth, via, remote)
     if node.type in ("<", "<<", "<<<", "<&", "<<-"):
         return None
     word = unquote(src[output.pos[0]:output.pos[1]])
-    if node.type in (">&", "<&") and (word.value.isdigit() or word.value == "-"):
-        return None  # 2>&1, >&-: a descriptor copied or closed (`> -` writes a file named -)
+    if node.type in (">&", "<&") and (_DESCRIPTOR.fullmatch(word.value) or word.value == "-"):
+        # 2>&1, >&-: a descriptor copied or closed. `> -` writes a file named -, and `>&²`
+        # one named ² (bash's descriptors are ASCII digits; str.isdigit takes any digit).
+        return None
     if word.literal and word.value in ("/dev/null", "/dev/stdout", "/dev/stderr",
                                        "/dev/tty", "/dev/fd/1", "/dev/fd/2"):
         return None

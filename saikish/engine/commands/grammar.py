@@ -192,7 +192,7 @@ class _Parser:
             letter = text[j]
             option = self.lookup_short(letter)
             if option is None:
-                if self.entry.has("numbers") and letter.isdigit():
+                if self.entry.has("numbers") and letter in "0123456789":
                     j += 1
                     continue
                 return self.unknown(i, f"-{letter}")
