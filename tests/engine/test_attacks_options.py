@@ -246,7 +246,7 @@ SPELLINGS = [
 
 RUNTIME = [
     A("x=-delete; find . $x", "find . $x", Why.DYNAMIC, RUNS),
-    A("find . {-delete,-true}", "find . {-delete,-true}", Why.DYNAMIC, RUNS),
+    A("find . {-delete,-true}", "find . -delete -true", Why.WRITES, "cs"),  # bash expands it
     A("find . \"$@\"", "find . $@", Why.DYNAMIC, RUNS),
     A("find . $OPTS", "find . $OPTS", Why.DYNAMIC, RUNS),
     A("rm *", "rm *", Why.DYNAMIC, RUNS),
@@ -271,7 +271,6 @@ RUNTIME = [
     A("sort -[o]x a", "sort -[o]x", Why.DYNAMIC, RUNS),
     A("tar cf a.tar *", "tar cf a.tar *", Why.DYNAMIC, RUNS),
     A("chmod 644 *", "chmod 644 *", Why.DYNAMIC, RUNS),
-    A("{ls,-la} x", "x", Why.DYNAMIC, RUNS),
 ]
 
 ROWS = OPTIONS + SPELLINGS + RUNTIME

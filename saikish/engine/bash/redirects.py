@@ -7,6 +7,7 @@ from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any, Protocol
 
+from saikish.engine.bash.braces import target_of
 from saikish.engine.bash.cwd import _Cwd
 from saikish.engine.bash.facts import Target
 from saikish.engine.bash.heredocs import backquoted, substitutions
@@ -88,7 +89,7 @@ def stdin_feed(walker: _Walker, node: Any, src: str) -> tuple[str, Word] | None:
     if node.type == "<<<":
         return "herestring", unquote(src[node.output.pos[0]:node.output.pos[1]])
     if node.type == "<" and hasattr(node.output, "pos"):
-        return "file", unquote(src[node.output.pos[0]:node.output.pos[1]])
+        return "file", target_of(src[node.output.pos[0]:node.output.pos[1]], walker.opaque)
     return None
 
 
@@ -108,7 +109,7 @@ def read_target(walker: _Walker, node: Any, src: str) -> Target | None:
     output = node.output
     if node.type not in ("<", "<>") or not hasattr(output, "pos"):
         return None
-    return walker.cwd.resolve(unquote(src[output.pos[0]:output.pos[1]]))
+    return walker.cwd.resolve(target_of(src[output.pos[0]:output.pos[1]], walker.opaque))
 
 
 def redirect_target(walker: _Walker, node: Any, src: str, depth: int, via: tuple[str, ...],
@@ -133,7 +134,7 @@ def redirect_target(walker: _Walker, node: Any, src: str, depth: int, via: tuple
     nested(walker, output, src, depth, via, remote)
     if node.type in ("<", "<<", "<<<", "<&", "<<-"):
         return None
-    word = unquote(src[output.pos[0]:output.pos[1]])
+    word = target_of(src[output.pos[0]:output.pos[1]], walker.opaque)
     if node.type in (">&", "<&") and (_DESCRIPTOR.fullmatch(word.value) or word.value == "-"):
         # 2>&1, >&-: a descriptor copied or closed. `> -` writes a file named -, and `>&²`
         # one named ² (bash's descriptors are ASCII digits; str.isdigit takes any digit).

@@ -10,6 +10,7 @@ from typing import Any
 
 from saikish.engine.bash.arithmetic import _NAME, POSITIONAL, SUBSCRIPT_CODE, _subscript_code
 from saikish.engine.bash.bounded import ParserFault, shared
+from saikish.engine.bash.braces import words_of
 from saikish.engine.bash.cwd import _Cwd, _Restore
 from saikish.engine.bash.facts import SimpleCommand, Target
 from saikish.engine.bash.hijack import is_hijack_var
@@ -136,7 +137,7 @@ class _Walker:
             if previous != "|":
                 moves = self.moves  # a pipeline (or a lone command) starts here
             stdin = "pipe" if previous == "|" else None
-            words = [unquote(w) for w in raw]
+            words = [w for text in raw for w in words_of(text, self.opaque)]
             if piped:
                 with self.subshell():
                     self.simple(words, (), self.hijack, depth, via, stdin, remote)
@@ -208,8 +209,9 @@ class _Walker:
         variable = names[0].word
         index = next((i for i, p in enumerate(parts) if p.kind == "reservedword"
                       and p.word == "in"), None)
-        items = [unquote(src[p.pos[0]:p.pos[1]]) for p in parts[(index or 0) + 1:]
-                 if p.kind == "word"] if index is not None else []
+        items = [w for p in parts[index + 1:] if p.kind == "word"
+                 for w in words_of(src[p.pos[0]:p.pos[1]], self.opaque)] \
+            if index is not None else []
         plain = items and all(not w.dynamic and not w.ansi_c and
                               not w.value.startswith(("/", "~", "-")) and
                               ".." not in w.value.split("/") for w in items)
@@ -280,7 +282,7 @@ class _Walker:
                     hijack = name
             elif part.kind == "word":
                 nested(self, part, src, depth, via, remote)
-                words.append(unquote(src[part.pos[0]:part.pos[1]]))
+                words += words_of(src[part.pos[0]:part.pos[1]], self.opaque)
             elif part.kind == "redirect":
                 feed = stdin_feed(self, part, src)
                 if feed is not None:

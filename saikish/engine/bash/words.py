@@ -39,7 +39,7 @@ def unquote(raw: str) -> Word:
     if not _SPECIAL_CHARS.search(raw):
         return Word(raw)  # the common case: nothing to remove, nothing to expand
     out: list[str] = []
-    dynamic = globbing = ansi_c = False
+    dynamic = globbing = ansi_c = splits = False
     i, n = 0, len(raw)
     while i < n:
         c = raw[i]
@@ -62,7 +62,7 @@ def unquote(raw: str) -> Word:
             i += 1
         elif c == "`" or (c == "$" and i + 1 < n and (
                 raw[i + 1].isalnum() or raw[i + 1] in "_{(@*#?$!-")):
-            dynamic = True
+            dynamic = splits = True  # unquoted: bash splits what it expands to
             out.append(c)
             i += 1
         else:
@@ -75,7 +75,7 @@ def unquote(raw: str) -> Word:
                 # = or : in words like if=~-/x, which bash expands too): run-time places
             out.append(c)
             i += 1
-    return Word("".join(out), dynamic, globbing, ansi_c)
+    return Word("".join(out), dynamic, globbing, ansi_c, splits)
 
 
 # A word like h=~/x, which bash expands as an assignment (`=~` also shows up in words that
@@ -93,11 +93,40 @@ def _double_quoted(raw: str, i: int) -> tuple[int, str, bool]:
                 out.append(raw[i + 1])
             i += 2
             continue
+        if c == "$" and raw[i + 1:i + 2] == "(":
+            end = _substitution_end(raw, i + 2)  # "$(dirname "$1")": quotes of its own
+            out.append(raw[i:end])
+            dynamic = True
+            i = end
+            continue
         if c in "$`":
             dynamic = True
         out.append(c)
         i += 1
     return i + 1, "".join(out), dynamic
+
+
+def _substitution_end(raw: str, i: int) -> int:
+    """Where the `$( )` whose text starts at i ends (after its `)`), skipping nested
+    parentheses and quotes; the end of `raw` when nothing closes it."""
+    depth, quote = 1, ""
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\" and quote != "'":
+            i += 2
+            continue
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return len(raw)
 
 
 _ANSI_C = re.compile(r"\\(?:([abeEfnrtv\\'\"?])|([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Sequence
 
-from saikish.engine.commands.catalogue import TERMINAL_ROLES, Entry
+from saikish.engine.commands.catalogue import TERMINAL_ROLES, Entry, Role
 from saikish.engine.commands.effects import Walk, risk_name
 from saikish.engine.commands.parsed import (
     RUN_TIME_TILDE,
@@ -68,6 +68,8 @@ def _operand_roles(walk: Walk) -> None:
     if walk.pattern_given and pattern and pattern[0].name == "text":
         pattern = pattern[1:]  # grep -e PATTERN FILE...: every operand is a file
     roles = assign_roles(pattern, len(walk.operands))
+    if roles is not None and not walk.lists:
+        _glob_counts(walk, pattern, roles)
     if roles is None and walk.lists:
         roles = ["text"] * len(walk.operands)
     if roles is None:
@@ -89,6 +91,28 @@ def _operand_roles(walk: Walk) -> None:
             _role(walk, _key_value(w, value), keys[key])
         else:
             _role(walk, w, role)
+
+
+def _glob_counts(walk: Walk, pattern: tuple[Role, ...], roles: list[str]) -> None:
+    """A glob is as many operands as it matches files, an unquoted `$x` as many as its
+    value splits into. Where a second one would only be a file read (`grep *.c`, `grep $x`:
+    the second word is searched), the word is also a read; where it would change what the
+    operands are (`uniq *.txt` writes its second file, `cp a *.d` copies into the last),
+    that is a finding, as for a word built at run time."""
+    for k, (index, w) in enumerate(walk.operands):
+        if not (w.globbing or w.splits) or w.value.startswith(("<(", ">(")):
+            continue  # one word (<(cmd) is one name, whatever the command in it holds)
+        more = assign_roles(pattern, len(roles) + 1)
+        expected = roles[:k + 1] + roles[k:]  # the glob's role, twice
+        changed = {m for m, e in zip(more, expected, strict=True) if m != e} if more else {""}
+        if changed <= {"path"}:
+            if changed:
+                (walk.writes if walk.writes_operands else walk.reads).append(w)
+            continue
+        walk.findings.append(Finding(
+            Risk.UNKNOWN, f"'{w.value}' may be several words, and what {walk.name} does "
+                          f"with each depends on how many", index, kind=ReasonKind.DYNAMIC))
+        return
 
 
 def _key_value(w: Word, value: str) -> Word:
@@ -118,8 +142,8 @@ def _if_operands(walk: Walk) -> None:
     count, risk, why, except_glob = rule
     counted = [i for i, w in walk.operands if except_glob is None or not w.literal or
                not fnmatch.fnmatchcase(w.value, except_glob)]
-    if len(counted) < count:
-        return
+    if len(counted) < count and not any(w.globbing for _, w in walk.operands):
+        return  # a glob may be any number of operands
     if risk is Risk.ESCALATION and walk.as_user:  # systemd-run --user CMD
         risk = Risk.UNKNOWN
         why = f"{walk.name} runs what it is given as the person, but outside this " \

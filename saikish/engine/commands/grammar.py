@@ -397,7 +397,7 @@ class _Parser:
         self.walk.findings.append(Finding(Risk.UNKNOWN, why, i, hard=True,
                                           kind=ReasonKind.DYNAMIC))
 
-    def flags(self, i: int) -> tuple[bool, bool, bool]:
+    def flags(self, i: int) -> tuple[bool, bool, bool, bool]:
         return word_flags(self.walk.words[i])
 
     def cut(self, i: int, start: int) -> Word:

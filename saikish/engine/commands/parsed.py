@@ -30,6 +30,7 @@ class Word:
     dynamic: bool = False   # holds $var, $(...), `...`: its value is known only at run time
     globbing: bool = False  # unquoted * ? [ or {a,b}: may expand to other words
     ansi_c: bool = False    # $'...' or $"...": not decoded here, so not trusted
+    splits: bool = False    # an unquoted $var or $( ): bash may split it into several words
 
     @property
     def literal(self) -> bool:
@@ -157,6 +158,6 @@ def _fit(roles: tuple[Role, ...], r: int, n: int) -> list[str] | None:
     return None
 
 
-def word_flags(w: Word) -> tuple[bool, bool, bool]:
-    """A word's (dynamic, globbing, ansi_c), for a word cut out of it."""
-    return w.dynamic, w.globbing, w.ansi_c
+def word_flags(w: Word) -> tuple[bool, bool, bool, bool]:
+    """A word's (dynamic, globbing, ansi_c, splits), for a word cut out of it."""
+    return w.dynamic, w.globbing, w.ansi_c, w.splits
