@@ -81,6 +81,17 @@ OPTIONS = [
     A("awk -v x=1 'BEGIN{print x > \"/tmp/y\"}'", "awk -v x=1", Why.EXEC, RUNS),
     A("awk 'BEGIN { cmd = \"id\"; cmd | getline }'", "getline", Why.EXEC, RUNS),
     A("awk -f prog.awk f", "awk -f prog.awk", Why.EXEC, RUNS),
+    # A ';' or '}' inside a regex literal or a string ends no statement: the pipe or
+    # redirection after it still belongs to print or getline (awk reads /;/ as a regex).
+    A("awk 'BEGIN{print \"id #\", /;/ | \"sh\"}'", "awk BEGIN{print", Why.EXEC, RUNS),
+    A("awk '{print $0, /;/ > \"out\"}' in", "awk {print $0, /;/ >", Why.EXEC, RUNS),
+    A("awk 'BEGIN{getline l[/;/] < \"/root/.ssh/id_rsa\"; print l[0]}'", "getline l[/;/] <",
+      Why.EXEC, RUNS),
+    A("awk 'BEGIN{print \"a\",\n\"b\" > \"out\"}'", "awk BEGIN{print", Why.EXEC, RUNS),
+    A("awk 'BEGIN{print \"a\" \\\n> \"out\"}'", "awk BEGIN{print", Why.EXEC, RUNS),
+    A("awk '{ if (1) /\"/ ; print | \"sh\" ; x=\"/\" }' in", "awk { if (1)", Why.EXEC, RUNS),
+    A("awk '/[[:a:]/\"]/; {print | \"sh\"}' in", "awk /[[:a:]", Why.EXEC, RUNS),
+    A("awk 'BEGIN{n++ /\"/; print | \"sh\"; x=\"/\"}'", "awk BEGIN{n++", Why.EXEC, RUNS),
     A("sed -n '1e id' f", "sed -n 1e id", Why.EXEC, RUNS),
     A("sed 's/a/b/w /etc/x' f", "sed s/a/b/w", Why.EXEC, RUNS),
     A("sed -e 1d -e 'w ~/.bashrc' f", "-e w ~/.bashrc", Why.EXEC, RUNS),
