@@ -96,6 +96,16 @@ OPTIONS = [
     A("sed 's/a/b/w /etc/x' f", "sed s/a/b/w", Why.EXEC, RUNS),
     A("sed -e 1d -e 'w ~/.bashrc' f", "-e w ~/.bashrc", Why.EXEC, RUNS),
     A("sed --expr='e id' f", "sed --expr=e id", Why.EXEC, RUNS),
+    # GNU sed 4.9 ends a label and q/Q/l/L at ';', and opens a w file when it reads the
+    # script: each of these creates or truncates `out`.
+    A("sed 'b;w out' in", "sed b;w out", Why.EXEC, RUNS),
+    A("sed ':a;w out' in", "sed :a;w out", Why.EXEC, RUNS),
+    A("sed 'T;w out' in", "sed T;w out", Why.EXEC, RUNS),
+    A("sed 'Q;w out' in", "sed Q;w out", Why.EXEC, RUNS),
+    A("sed 'q5;w out' in", "sed q5;w out", Why.EXEC, RUNS),
+    A("sed 'l 5;w out' in", "sed l 5;w out", Why.EXEC, RUNS),
+    A("sed 'b x w out' in", "sed b x w out", Why.EXEC, RUNS),
+    A("sed 'b x c;w out' in", "sed b x c;w out", Why.EXEC, RUNS),
     A("sed -i s/a/b/ ~/.bashrc", "sed -i", Why.WRITES),
     A("sed -i s/a/b/ ~/.bashrc", "writes ~/.bashrc", Why.WRITES),
     A("sed -ni.bak p f", "sed -ni.bak", Why.WRITES),
