@@ -161,6 +161,16 @@ NO_RULES3 = [
     A("ps ax e", "ps ax e", Why.SECRET, RUNS),
     A("ps -A e", "ps -A e", Why.SECRET, RUNS),
     A("ps -e -o pid,args e", "ps -e -o pid,args e", Why.SECRET, RUNS),
+    # procps-ng reads every word again the BSD way when a dash cluster fails its UNIX parse
+    # (an 'x', a value letter with no value or one it refuses): then -e is BSD `e`.
+    A("ps -efx", "ps -efx", Why.SECRET, RUNS),
+    A("ps -ex", "ps -ex", Why.SECRET, RUNS),
+    A("ps -xe", "ps -xe", Why.SECRET, RUNS),
+    A("ps -axe", "ps -axe", Why.SECRET, RUNS),
+    A("ps -auxe", "ps -auxe", Why.SECRET, RUNS),
+    A("ps -ewx", "ps -ewx", Why.SECRET, RUNS),
+    A("ps -e -x", "ps -e -x", Why.SECRET, RUNS),
+    A("ps -ef -t", "ps -ef -t", Why.SECRET, RUNS),
     # faketime (libfaketime src/faketime.c) compares each word to -m, -p, -f,
     # --exclude-monotonic, --date-prog, -v, -h exactly and takes the first other word as
     # the timestamp: '--' is the timestamp (with -f no date(1) check) and 'rm' the program.
