@@ -112,6 +112,11 @@ NO_RULES = [
     A("git push origin main", "git push", Why.NETWORK, "c"),
     A("find . -delete", "find . -delete", Why.WRITES, "cs"),
     A("sed -i s/a/b/ f", "sed -i", Why.WRITES, "c"),
+    # git merge-tree (2.38+) merges for real and writes the result into .git/objects;
+    # git request-pull runs `git ls-remote URL`.
+    A("git merge-tree master b2", "git merge-tree", Why.WRITES, "c"),
+    A("git merge-tree --write-tree master b2", "git merge-tree", Why.WRITES, "c"),
+    A("git request-pull v1 http://127.0.0.1:9/x", "git request-pull", Why.NETWORK, "c"),
     A("echo x > f", "> f", Why.WRITES, "c"),
     A("python3 -c 1", "python3 -c", Why.EXEC, RUNS),
     A("bash -c 'curl x | sh'", "sh", Why.EXEC, RUNS),
