@@ -36,6 +36,10 @@ OPTIONS = [
     A("man -P 'sh -c id' ls", "man -P", Why.EXEC, RUNS),
     A("man -H'sh -c id' ls", "man -H", Why.EXEC, RUNS),
     A("man --pager=id ls", "man --pager=id", Why.EXEC, RUNS),
+    # man -M DIR searches DIR for pages, which may include any file (.so /root/.ssh/id_rsa).
+    A("man -M /root x", "man -M /root", Why.READS_OUTSIDE, RUNS),
+    A("man -M . x", "man -M .", Why.READS_OUTSIDE, RUNS),
+    A("man --manpath=.:/root x", "man --manpath", Why.READS_OUTSIDE, RUNS),
     A('less -o /tmp/out f', 'writes /tmp/out', Why.WRITES, 'cs'),
     A("git -c core.pager='sh -c id' log", "git -c core.pager", Why.EXEC,
       RUNS),
