@@ -34,6 +34,7 @@ SECRET_NAMES = (
     "secrets.yml", "secrets.yaml", "*.tfvars", "terraform.tfstate", "service-account*.json",
     "*-sa.json", ".my.cnf", ".boto", ".dev.vars", ".secrets", ".secret", "*_history",
     ".*_history", ".vault-token", "*.ovpn", ".s3cfg", ".pgpass", "credentials",
+    "secrets.json", "secret.json", "secret.yml", "secret.yaml", "secrets.toml",
 )
 # Names secret-bearing files take, spelled out: a glob that matches one of them may read
 # a secret (`cat *.pem`, `cat id_*`); the patterns above cannot be matched against a glob.

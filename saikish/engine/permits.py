@@ -265,12 +265,6 @@ _HARMLESS_READS = frozenset({"/dev/null", "/dev/zero", "/dev/random", "/dev/uran
                              "/dev/stdin", "/dev/fd/0", "-"})
 
 
-
-_SECRET_NAMES = ("id_rsa", "id_ed25519", "id_ecdsa", "x.pem", "x.key", "x.p12", "x.pfx",
-                 "credentials", ".env", ".env.local", ".netrc", ".npmrc", ".pypirc",
-                 ".git-credentials", "secrets.json", "x.keystore")
-
-
 def target_read_concern(target: Target, ctx: Context) -> str | None:
     """Why reading a target needs a person (outside, a secret, unknown at run time), or None."""
     if target.path in _HARMLESS_READS:

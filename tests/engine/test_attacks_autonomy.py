@@ -112,6 +112,11 @@ NO_RULES = [
     A("git push origin main", "git push", Why.NETWORK, "c"),
     A("find . -delete", "find . -delete", Why.WRITES, "cs"),
     A("sed -i s/a/b/ f", "sed -i", Why.WRITES, "c"),
+    # git merge-tree (2.38+) merges for real and writes the result into .git/objects;
+    # git request-pull runs `git ls-remote URL`.
+    A("git merge-tree master b2", "git merge-tree", Why.WRITES, "c"),
+    A("git merge-tree --write-tree master b2", "git merge-tree", Why.WRITES, "c"),
+    A("git request-pull v1 http://127.0.0.1:9/x", "git request-pull", Why.NETWORK, "c"),
     A("echo x > f", "> f", Why.WRITES, "c"),
     A("python3 -c 1", "python3 -c", Why.EXEC, RUNS),
     A("bash -c 'curl x | sh'", "sh", Why.EXEC, RUNS),
@@ -161,6 +166,16 @@ NO_RULES3 = [
     A("ps ax e", "ps ax e", Why.SECRET, RUNS),
     A("ps -A e", "ps -A e", Why.SECRET, RUNS),
     A("ps -e -o pid,args e", "ps -e -o pid,args e", Why.SECRET, RUNS),
+    # procps-ng reads every word again the BSD way when a dash cluster fails its UNIX parse
+    # (an 'x', a value letter with no value or one it refuses): then -e is BSD `e`.
+    A("ps -efx", "ps -efx", Why.SECRET, RUNS),
+    A("ps -ex", "ps -ex", Why.SECRET, RUNS),
+    A("ps -xe", "ps -xe", Why.SECRET, RUNS),
+    A("ps -axe", "ps -axe", Why.SECRET, RUNS),
+    A("ps -auxe", "ps -auxe", Why.SECRET, RUNS),
+    A("ps -ewx", "ps -ewx", Why.SECRET, RUNS),
+    A("ps -e -x", "ps -e -x", Why.SECRET, RUNS),
+    A("ps -ef -t", "ps -ef -t", Why.SECRET, RUNS),
     # faketime (libfaketime src/faketime.c) compares each word to -m, -p, -f,
     # --exclude-monotonic, --date-prog, -v, -h exactly and takes the first other word as
     # the timestamp: '--' is the timestamp (with -f no date(1) check) and 'rm' the program.

@@ -45,6 +45,8 @@ ROWS = [
     A("xargs --arg-file=list.txt cat", "xargs --arg-file", Why.DYNAMIC,
       RUNS),
     A("sort --files0-f=list.txt", "sort --files0-f", Why.DYNAMIC, RUNS),
+    A("printf '/root/.ssh\\0' | find -files0-from - -ls", "find -files0-from", Why.DYNAMIC,
+      RUNS),
 ]
 
 EVERYDAY = ["jobs -l", "history 20", "sort names.txt", "wc -l src/app.py",

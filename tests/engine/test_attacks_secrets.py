@@ -31,6 +31,8 @@ SECRETS = [
     A("grep -r token .env", "reads .env", Why.SECRET, RUNS),
     A("head -c 100 private.key", "reads private.key", Why.SECRET, RUNS),
     A("cat .aws/credentials", "reads .aws/credentials", Why.SECRET, RUNS),
+    A("cat secrets.json", "reads secrets.json", Why.SECRET, RUNS),
+    A("cat config/secret.json", "reads config/secret.json", Why.SECRET, RUNS),
     A("tail .npmrc", "reads .npmrc", Why.SECRET, RUNS),
     A("sort .env", "reads .env", Why.SECRET, RUNS),
     A("git diff --no-index .env x", "reads .env", Why.SECRET, RUNS),

@@ -28,6 +28,9 @@ HIJACK = [
     A("PYTEST_ADDOPTS='-p evil' pytest", "pytest", Why.EXEC, RUNS),
     A("npm_config_script_shell=./x npm test", "npm test", Why.EXEC, RUNS),
     A("PAGER='sh -c id' git log", "git log", Why.EXEC, RUNS),
+    # MANPATH names where man finds pages; a page may include any file (.so FILE).
+    A("MANPATH=/root man x", "man x", Why.EXEC, RUNS),
+    A("export MANPATH=/root; man x", "man x", Why.EXEC, RUNS),
     A("GIT_EXTERNAL_DIFF=./x git diff", "git diff", Why.EXEC, RUNS),
     A("BASH_ENV=./x bash -c ls", "bash -c ls", Why.EXEC, RUNS),
     A("IFS=/ ls", "ls", Why.EXEC, RUNS),

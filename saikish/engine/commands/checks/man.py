@@ -1,4 +1,6 @@
-"""man formats a file given by path: no boundary sees it (catalogue: `check man`)."""
+"""man formats a file given by path, or pages from a directory given by path: no
+boundary sees it (catalogue: `check man`).
+"""
 
 from __future__ import annotations
 
@@ -11,5 +13,10 @@ def check(found: Parse) -> list[Finding]:
     if any(n == "--local-file" for n, _ in found.options) or \
             any("/" in w for w in found.operands):
         return [Finding(Risk.UNKNOWN, "man reads a file given by path", hard=True,
-        kind=ReasonKind.READS_OUTSIDE)]
+                        kind=ReasonKind.READS_OUTSIDE)]
+    # man -M DIR:DIR... searches those directories for pages, and a page there may
+    # include any file (`.so /root/.ssh/id_rsa`): even a workspace directory reads outside.
+    if found.option_values("--manpath"):
+        return [Finding(Risk.UNKNOWN, "man -M reads manual pages from a directory given by "
+                        "path", hard=True, kind=ReasonKind.READS_OUTSIDE)]
     return []

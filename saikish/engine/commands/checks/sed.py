@@ -33,13 +33,36 @@ def _sed_script_unsafe(script: str) -> bool:
             i, flags = _skip_replacement(script, i + 1, c == "s")
             if i < 0 or any(f in flags for f in "ewW"):
                 return True
-        elif c in "aic:btTqQlL":
-            end = script.find("\n", i)
+        elif c in "aic":
+            end = script.find("\n", i)  # the text is the rest of the line
             i = n if end < 0 else end
-        elif c not in "{};\n\t !=dDgGhHnNpPxzF#":
+        elif c in ":btT":
+            i = _skip_label(script, i + 1)
+            if i < 0:
+                return True
+            continue
+        elif c not in "{};\n\t !=dDgGhHnNpPxzFqQlLv#":
             return True  # a command this scanner does not know: fail closed
-        i += 1
+        i += 1  # q, Q, l, L: an exit code or line length follows, then ';' (GNU sed 4.9)
     return False
+
+
+def _skip_label(script: str, i: int) -> int:
+    """Where a label after :, b, t or T ends; -1 when sed versions read it differently.
+
+    GNU sed 4.9 ends a label at ';' or a blank, and opens the file of a `w` after it when
+    it reads the script (`sed 'b;w out'` creates out); older versions read a label up to
+    the newline. A label followed by more than blanks before ';' or the line's end is
+    read one way by one and another way by the other: fail closed.
+    """
+    n = len(script)
+    while i < n and script[i] in " \t":
+        i += 1
+    while i < n and script[i] not in " \t;\n}":
+        i += 1
+    while i < n and script[i] in " \t":
+        i += 1
+    return i if i >= n or script[i] in ";\n}" else -1
 
 
 def _skip_address(script: str, i: int) -> int:
