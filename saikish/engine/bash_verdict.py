@@ -14,7 +14,7 @@ from saikish.engine.bash.shell import (
     analyse,
     mentions_escalation,
 )
-from saikish.engine.commands.environment import environment_concern
+from saikish.engine.commands.environment import environment_concern, expanded_secret
 from saikish.engine.commands.risk import Classification, auto_approves, classify
 from saikish.engine.context import Context
 from saikish.engine.outcomes import (
@@ -61,7 +61,13 @@ def decide_bash(command: str, ctx: Context) -> Assessment:
     unsure = deny_unsure(pairs, ctx)
     if not analysis.opaque and not unsure and all(c.permitted for c in checks):
         if analysis.rewritten:  # never verified on a rewrite (§4.2): contained at most
-            return _rewritten(analysis.rewritten, checks, risk, ctx)
+            return _unverified(f"it was parsed after a rewrite of {analysis.rewritten[0]}, "
+                               f"which saikish does not verify", checks, risk, ctx)
+        secret = expanded_secret(command, analysis.commands)
+        if secret:  # the sandbox has no such variable: contained at most (§4.8)
+            return _unverified(f"it expands ${secret}, which may hold a secret, where "
+                               f"saikish cannot follow where it goes", checks, risk, ctx,
+                               ReasonKind.SECRET)
         return allowed(checks, risk, ctx)
     reason, proposed = _reason_and_proposals(analysis, unsure, owned, found, ctx)
     needs = [c.need for c in checks if not c.permitted and c.need is not None]
@@ -88,19 +94,17 @@ def _classify(command: SimpleCommand, ctx: Context) -> Classification:
                                         f"has not read", hard=True, kind=ReasonKind.EXEC)
 
 
-def _rewritten(rewritten: Sequence[str], checks: Sequence[CommandCheck], risk: Risk,
-               ctx: Context) -> Assessment:
-    """Every part is permitted, but the parse rests on the preparse module's rewrite of
-    something bashlex does not read: the call runs contained, or a person is asked when a
-    part needs what the sandbox does not give (a rule allowed it outside the sandbox)."""
-    reason = f"it was parsed after a rewrite of {rewritten[0]}, which saikish does not " \
-             f"verify"
+def _unverified(reason: str, checks: Sequence[CommandCheck], risk: Risk, ctx: Context,
+                kind: ReasonKind = ReasonKind.UNKNOWN) -> Assessment:
+    """Every part is permitted, but the call as a whole is not verified (parsed after the
+    preparse module's rewrite, a secret expanded where no part shows it): it runs
+    contained, or a person is asked when a part needs what the sandbox does not give (a
+    rule allowed it outside the sandbox)."""
     needs = [c.need for c in checks if c.need is not None]
     if needs:
         return mode_or_ask(risk, f"{reason}; needs a person: {needs[0]}", ctx, (), False,
-                           tuple(checks), ReasonKind.UNKNOWN)
-    return contain(risk, reason, ctx, (), tuple(checks), sandboxed=True,
-                   kind=ReasonKind.UNKNOWN)
+                           tuple(checks), kind)
+    return contain(risk, reason, ctx, (), tuple(checks), sandboxed=True, kind=kind)
 
 
 def _escalation(command: str, analysis: ShellAnalysis, found: Pairs) -> Assessment | None:

@@ -48,6 +48,13 @@ ROWS = [
     A("printenv \"$NAME\"", "printenv", Why.SECRET, RUNS),
     A("echo OPENAI_API_KEY | xargs printenv", "printenv", Why.SECRET, RUNS),
     A("declare -p \"$v\"", "declare -p", Why.SECRET, RUNS),
+    # A secret expanded where no command's words show it: the call as a whole.
+    A("cat <<< $GITHUB_TOKEN", "expands $GITHUB_TOKEN", Why.SECRET, RUNS),
+    A("x=$GITHUB_TOKEN; echo $x", "expands $GITHUB_TOKEN", Why.SECRET, RUNS),
+    A("for x in $GITHUB_TOKEN; do echo $x; done", "expands $GITHUB_TOKEN", Why.SECRET, RUNS),
+    A('read x <<< "$GITHUB_TOKEN"; echo $x', "expands $GITHUB_TOKEN", Why.SECRET, RUNS),
+    A("cat <<EOF\n$AWS_SECRET_ACCESS_KEY\nEOF", "expands $AWS_SECRET_ACCESS_KEY", Why.SECRET,
+      RUNS),
     # Hijack variables, set without an assignment word too.
     A("NODE_OPTIONS=--require=./x.js git status", "git status", Why.EXEC, RUNS),
     A("export LD_PRELOAD=./x.so; ls", "ls", Why.EXEC, RUNS),

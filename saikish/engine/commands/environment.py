@@ -11,6 +11,7 @@ finding no rule covers, whichever way it is printed.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from saikish.engine.boundary import ENVIRONMENT, is_secret_variable
@@ -42,6 +43,15 @@ def secret_findings(command: SimpleCommand) -> list[Finding]:
                                           f"which may hold a secret", hard=True,
                                           kind=ReasonKind.SECRET)]
     return []
+
+
+def expanded_secret(text: str, commands: Iterable[SimpleCommand]) -> str | None:
+    """A secret-named variable `text` expands somewhere no command's words show it (a
+    here-string, an assignment, a `for` list, a here-document: `x=$TOKEN; echo $x`), or
+    None. Quotes are not read: `'$TOKEN'` counts too, the safe mistake."""
+    shown = {name for command in commands for name in printed(command)}
+    return next((name for indirect, name in _EXPANSION.findall(text)
+                 if name and name not in shown and is_secret_variable(name)), None)
 
 
 def environment_concern(command: SimpleCommand) -> str | None:
