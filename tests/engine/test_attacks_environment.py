@@ -31,6 +31,8 @@ ROWS = [
     A("typeset -x", "typeset -x", Why.SECRET, RUNS),
     A("make -p -f /dev/null", "make -p", Why.SECRET, RUNS),
     A("npm run env", "npm run env", Why.SECRET, RUNS),
+    A("npm config get //registry.npmjs.org/:_authToken", "npm config get", Why.SECRET, RUNS),
+    A("gh config get -h github.com oauth_token", "gh config get", Why.SECRET, RUNS),
     A("kubectl config view --flatten", "kubectl config view --flatten", Why.SECRET, RUNS),
     A("kubectl config view --raw", "kubectl config view --raw", Why.SECRET, RUNS),
     A("gh auth token", "gh auth token", Why.SECRET, RUNS),
