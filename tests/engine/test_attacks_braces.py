@@ -46,6 +46,19 @@ ROWS = [
     A('x="-r . /root/.ssh"; grep $x', "reads $x", Why.DYNAMIC, RUNS),
     A("jq $x", "reads $x", Why.DYNAMIC, RUNS),
     A("uniq $f", "uniq $f", Why.DYNAMIC, RUNS),
+    # ...also as an option's value: the words after the first are more options (red team).
+    A('y="x -delete"; find . -name $y', "find . -name $y", Why.DYNAMIC, RUNS),
+    A("find . -maxdepth $y", "find . -maxdepth $y", Why.DYNAMIC, RUNS),
+    A("awk -F $y '{print}' data", "awk -F $y", Why.DYNAMIC, RUNS),
+    A("head -n $y", "head -n $y", Why.DYNAMIC, RUNS),
+    A("find . -name *", "find . -name *", Why.DYNAMIC, RUNS),
+    # A comment inside "$( )" must not hide the $y after it.
+    A('find . -name "$(echo x # it\'s\n)"$y', "find . -name", Why.DYNAMIC, RUNS),
+    # Braces beside a substitution: bash expands them, saikish does not follow.
+    A("find . -name {$(echo)x}y,-o,-delete}", "brace expansion saikish does not follow",
+      Why.UNKNOWN, RUNS),
+    A("find . -name {x}y$(echo),-delete}", "brace expansion saikish does not follow",
+      Why.UNKNOWN, RUNS),
 ]
 
 

@@ -57,6 +57,15 @@ ROWS = [
     A('read x <<< "$GITHUB_TOKEN"; echo $x', "expands $GITHUB_TOKEN", Why.SECRET, RUNS),
     A("cat <<EOF\n$AWS_SECRET_ACCESS_KEY\nEOF", "expands $AWS_SECRET_ACCESS_KEY", Why.SECRET,
       RUNS),
+    # Arithmetic evaluates a name: a value that is no number comes back in the error.
+    A("let x=AWS_SECRET_ACCESS_KEY", "expands $AWS_SECRET_ACCESS_KEY", Why.SECRET, RUNS),
+    A("echo ${a[OPENAI_API_KEY]}", "expands $OPENAI_API_KEY", Why.SECRET, RUNS),
+    # ...and assigns: PATH=0 in arithmetic changes what runs next.
+    A("let PATH=0; ls", "arithmetic names PATH", Why.UNKNOWN, RUNS),
+    A("echo ${x[PATH=0]}; ls", "arithmetic names PATH", Why.UNKNOWN, RUNS),
+    A("x=abc; echo ${x:PATH=0}; ls", "arithmetic names PATH", Why.UNKNOWN, RUNS),
+    # set -k: a NAME=value word anywhere is the command's environment.
+    A('set -k; git diff GIT_EXTERNAL_DIFF="touch p;:"', "set -k", Why.EXEC, RUNS),
     # Hijack variables, set without an assignment word too.
     A("NODE_OPTIONS=--require=./x.js git status", "git status", Why.EXEC, RUNS),
     A("export LD_PRELOAD=./x.so; ls", "ls", Why.EXEC, RUNS),

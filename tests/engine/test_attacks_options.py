@@ -269,6 +269,12 @@ SPELLINGS = [
 
 # -- options built at run time ---------------------------------------------------------
 
+# A sed comment ends at the line's end: the commands after it are read (red team).
+SED_COMMENTS = [
+    A("sed '#s,x,\ne touch pwned\ns,y,z,' input.txt", "sed", Why.EXEC, RUNS),
+    A("sed '# s/a/\nw out\ns/x/y/' input.txt", "sed", Why.EXEC, RUNS),
+]
+
 RUNTIME = [
     A("x=-delete; find . $x", "find . $x", Why.DYNAMIC, RUNS),
     A("find . {-delete,-true}", "find . -delete -true", Why.WRITES, "cs"),  # bash expands it
@@ -298,7 +304,7 @@ RUNTIME = [
     A("chmod 644 *", "chmod 644 *", Why.DYNAMIC, RUNS),
 ]
 
-ROWS = OPTIONS + SPELLINGS + RUNTIME
+ROWS = OPTIONS + SPELLINGS + SED_COMMENTS + RUNTIME
 
 
 @pytest.mark.parametrize(("row", "autonomy"), params(ROWS))

@@ -34,6 +34,8 @@ _ARITH_PLACES = re.compile(
     r"\b[A-Za-z_][A-Za-z0-9_]*\[([^\][]*)\]\+?=|"
     r"\b(?:declare|typeset|local)\s+(?:-\w+\s+)*-\w*i\w*\s+([^;&|\n]*)|"
     r"\$\{!([A-Za-z_][A-Za-z0-9_]*)")
+# What every place above (and (( )), [[ ]]) needs somewhere in the text.
+_MAY_HOLD_ARITHMETIC = re.compile(r"let|\$\{|\[|\(\(|declare|typeset|local")
 # $1 ${1} $@ in an arithmetic place: the positional parameters.
 _POSITIONAL_REF = re.compile(r"\$\{?(?:[0-9]+|[@*])")
 _ARITH_TEST = re.compile(r"-(?:eq|ne|lt|le|gt|ge)\b")
@@ -41,6 +43,8 @@ _ARITH_TEST = re.compile(r"-(?:eq|ne|lt|le|gt|ge)\b")
 
 def arithmetic_names(text: str) -> set[str]:
     """Every name bash may evaluate as arithmetic in `text` (a superset: it fails closed)."""
+    if not _MAY_HOLD_ARITHMETIC.search(text):
+        return set()  # none of the places below can be in it
     regions = [r for match in _ARITH_PLACES.finditer(text) for r in match.groups() if r]
     start = text.find("((")
     while start >= 0:  # (( )) and $(( )), nested parentheses counted

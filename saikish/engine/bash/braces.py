@@ -230,19 +230,12 @@ def _unquoted_from(text: str, i: int) -> Iterator[tuple[int, str]]:
 
 
 def _may_expand(raw: str) -> bool:
-    """True when some unquoted `{` has an unquoted `,` or `..` after it and a `}` later:
-    a word bash may expand (said without following bash's rules, to fail closed)."""
+    """True when some unquoted `{` has an unquoted `,` or `..` after it and a `}` after
+    that, wherever they stand (bash passes over a `}` before the first comma): a word bash
+    may expand, said without following bash's rules, to fail closed."""
     plain = _unquoted(raw)
     opened = plain.find("{")
-    while opened >= 0:
-        closing = plain.find("}", opened)
-        if closing < 0:
-            return False
-        inner = plain[opened + 1:closing]
-        if "," in inner or ".." in inner or "{" in inner:
-            return True
-        opened = plain.find("{", opened + 1)
-    return False
+    return opened >= 0 and re.search(r"(?:,|\.\.).*\}", plain[opened + 1:], re.S) is not None
 
 
 def _unquoted(raw: str) -> str:

@@ -21,6 +21,7 @@ from saikish.engine.bash.arithmetic import (
     arithmetic_names,
 )
 from saikish.engine.bash.facts import ShellAnalysis, SimpleCommand, Target
+from saikish.engine.bash.hijack import is_hijack_var
 from saikish.engine.bash.walker import MAX_COMMANDS, _Walker
 from saikish.engine.bash.words import (
     CATALOGUE,
@@ -51,6 +52,10 @@ def analyse(command: str) -> ShellAnalysis:
         walker.opaque.append(SUBSCRIPT_CODE)
     if "=~" in command:
         walker.tainted.add("BASH_REMATCH")  # [[ $(<f) =~ (.*) ]]: the match is data
+    assigned = next((n for n in sorted(arithmetic_names(command)) if is_hijack_var(n)), None)
+    if assigned:  # let PATH=0, ${x[HOME=0]}: arithmetic assigns as well as reads
+        walker.opaque.append(f"arithmetic names {assigned}, which it may set, changing "
+                             f"what runs")
     tainted = _closure(walker.tainted, walker.names)
     evaluated = tainted & arithmetic_names(command) if tainted else set()
     if evaluated:

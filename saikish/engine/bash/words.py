@@ -75,6 +75,8 @@ def unquote(raw: str) -> Word:
                 # = or : in words like if=~-/x, which bash expands too): run-time places
             out.append(c)
             i += 1
+    if dynamic and "$(" in raw and ("#" in raw or "\n" in raw):
+        splits = True  # a comment or a line inside $( ): where it ends is not read here
     return Word("".join(out), dynamic, globbing, ansi_c, splits)
 
 

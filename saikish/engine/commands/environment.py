@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from saikish.engine.bash.arithmetic import arithmetic_names
 from saikish.engine.boundary import ENVIRONMENT, is_secret_variable
 from saikish.engine.commands.parsed import Finding
 from saikish.types import ReasonKind, Risk
@@ -46,12 +47,17 @@ def secret_findings(command: SimpleCommand) -> list[Finding]:
 
 
 def expanded_secret(text: str, commands: Iterable[SimpleCommand]) -> str | None:
-    """A secret-named variable `text` expands somewhere no command's words show it (a
-    here-string, an assignment, a `for` list, a here-document: `x=$TOKEN; echo $x`), or
-    None. Quotes are not read: `'$TOKEN'` counts too, the safe mistake."""
+    """A secret-named variable `text` expands or evaluates somewhere no command's words
+    show it (a here-string, an assignment, a `for` list, a here-document, arithmetic:
+    `x=$TOKEN; echo $x`), or None. Quotes are not read: `'$TOKEN'` counts too, the safe
+    mistake."""
     shown = {name for command in commands for name in printed(command)}
-    return next((name for indirect, name in _EXPANSION.findall(text)
-                 if name and name not in shown and is_secret_variable(name)), None)
+    # A name in arithmetic is evaluated too (`let x=AWS_SECRET_ACCESS_KEY`, ${a[TOKEN]}):
+    # a value that is no number comes back in bash's error message.
+    named = [name for _, name in _EXPANSION.findall(text) if name] + \
+        sorted(arithmetic_names(text))
+    return next((name for name in named if name not in shown and is_secret_variable(name)),
+                None)
 
 
 def environment_concern(command: SimpleCommand) -> str | None:

@@ -227,6 +227,14 @@ class _Parser:
     def apply(self, option: Option, i: int, values: tuple[Word, ...], next_i: int,
               span: tuple[int, int] | None = None) -> int | None:
         """Record the option's effects (effects.py); the next word, or None to stop."""
+        several = next((v for v in values if v.splits or span and v.globbing and
+                        self.glob_may_name_option(v.value)), None)
+        if several is not None:
+            # find -name $y with y="x -delete": bash splits the value into more words,
+            # which the program reads as more options and operands.
+            self.hard(i, f"'{several.value}' may be several words, read as more options or "
+                         f"operands of {self.walk.name}")
+            return None
         step = use(self.walk, Use(option, i, values, next_i, span))
         return None if step == STOP else step
 

@@ -33,15 +33,15 @@ def _sed_script_unsafe(script: str) -> bool:
             i, flags = _skip_replacement(script, i + 1, c == "s")
             if i < 0 or any(f in flags for f in "ewW"):
                 return True
-        elif c in "aic":
-            end = script.find("\n", i)  # the text is the rest of the line
+        elif c in "aic#":
+            end = script.find("\n", i)  # the text (or a comment) is the rest of the line
             i = n if end < 0 else end
         elif c in ":btT":
             i = _skip_label(script, i + 1)
             if i < 0:
                 return True
             continue
-        elif c not in "{};\n\t !=dDgGhHnNpPxzFqQlLv#":
+        elif c not in "{};\n\t !=dDgGhHnNpPxzFqQlLv":
             return True  # a command this scanner does not know: fail closed
         i += 1  # q, Q, l, L: an exit code or line length follows, then ';' (GNU sed 4.9)
     return False
