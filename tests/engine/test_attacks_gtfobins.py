@@ -6433,10 +6433,10 @@ GTFO = [
       'docker run --rm -v $HOME:/h alpine cat /h/.ssh/id_rsa',
       ('Bash(docker *)',),
       'docker',
-      Why.WRITES,
+      Why.DYNAMIC,  # -v's value $HOME:/h may be several words, before it is a mount
       None,
       'docker run --rm -v $HOME:/h alpine cat /h/.ssh/i',
-      Why.WRITES,
+      Why.DYNAMIC,
       None),
     G('kubectl',
       'command',

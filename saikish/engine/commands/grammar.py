@@ -231,10 +231,10 @@ class _Parser:
                         self.glob_may_name_option(v.value)), None)
         if several is not None:
             # find -name $y with y="x -delete": bash splits the value into more words,
-            # which the program reads as more options and operands.
+            # which the program reads as more options and operands. The words after it
+            # are still read (what they do is judged too).
             self.hard(i, f"'{several.value}' may be several words, read as more options or "
                          f"operands of {self.walk.name}")
-            return None
         step = use(self.walk, Use(option, i, values, next_i, span))
         return None if step == STOP else step
 
