@@ -51,13 +51,15 @@ def expanded_secret(text: str, commands: Iterable[SimpleCommand]) -> str | None:
     show it (a here-string, an assignment, a `for` list, a here-document, arithmetic:
     `x=$TOKEN; echo $x`), or None. Quotes are not read: `'$TOKEN'` counts too, the safe
     mistake."""
-    shown = {name for command in commands for name in printed(command)}
     # A name in arithmetic is evaluated too (`let x=AWS_SECRET_ACCESS_KEY`, ${a[TOKEN]}):
     # a value that is no number comes back in bash's error message.
     named = [name for _, name in _EXPANSION.findall(text) if name] + \
         sorted(arithmetic_names(text))
-    return next((name for name in named if name not in shown and is_secret_variable(name)),
-                None)
+    secrets = [name for name in named if is_secret_variable(name)]
+    if not secrets:
+        return None  # the common case: no command needs to be asked what it prints
+    shown = {name for command in commands for name in printed(command)}
+    return next((name for name in secrets if name not in shown), None)
 
 
 def environment_concern(command: SimpleCommand) -> str | None:
