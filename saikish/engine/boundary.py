@@ -54,8 +54,12 @@ SECRET_PATHS = ("/proc/*/environ", "/proc/*/cmdline", "/proc/*/mem",
                 "/etc/sudoers", "/etc/sudoers.d/*", "/var/lib/*", "/root", "/root/*")
 
 # Variable names that hold credentials by convention (any case: `printenv github_token`).
-SECRET_VARIABLE = re.compile(r"KEY|SECRET|TOKEN|PASS|CREDENTIAL|AUTH|COOKIE|SESSION|^AWS_",
-                              re.IGNORECASE)
+# ...and connection strings and hooks that carry their password or token in the value
+# (DATABASE_URL=postgres://u:pw@h, SENTRY_DSN, SLACK_WEBHOOK_URL, MONGODB_URI).
+SECRET_VARIABLE = re.compile(r"KEY|SECRET|TOKEN|PASS|CREDENTIAL|AUTH|COOKIE|SESSION|^AWS_|"
+                             r"DSN|WEBHOOK|PRIVATE|CONN(?:ECTION)?_?STR|"
+                             r"(?:DATABASE|DB|REDIS|MONGO\w*|AMQP|RABBITMQ|BROKER)_UR[LI]",
+                             re.IGNORECASE)
 # The patterns above as one regex each (a read is checked on every command: keep it cheap).
 _SECRET_NAMES = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAMES))
 _SECRET_PATHS = re.compile("|".join(fnmatch.translate(p) for p in SECRET_PATHS))

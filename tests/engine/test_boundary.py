@@ -83,7 +83,10 @@ def test_each_decision_looks_at_the_file_system_again(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("name", "secret"), [
     ("OPENAI_API_KEY", True), ("GITHUB_TOKEN", True), ("github_token", True),
     ("AWS_SECRET_ACCESS_KEY", True), ("AWS_PROFILE", True), ("DB_PASSWORD", True),
+    ("DATABASE_URL", True), ("SENTRY_DSN", True), ("SLACK_WEBHOOK_URL", True),
+    ("MONGODB_URI", True), ("REDIS_URL", True), ("AZURE_STORAGE_CONNECTION_STRING", True),
     ("HOME", False), ("PATH", False), ("NODE_ENV", False), ("LANG", False),
+    ("API_URL", False), ("BASE_URL", False), ("PWD", False),
 ])
 def test_secret_variable_names(name: str, secret: bool) -> None:
     # The one predicate: `printenv NAME` and `echo $NAME` both ask it
