@@ -208,15 +208,18 @@ def test_the_plain_path_splits_words_exactly_as_bash_does(text: str) -> None:
 _SCRIPTISH = st.lists(st.sampled_from(["a", "1", "-", " ", "'", '"', "\\", "$", "{", "}", "*",
                                         "/", "$a", "${b}", '"$a"', "|", ";", "&&", "||",
                                         "cat ", "echo ", "grep -r ", "find . -name ",
-                                        "-exec rm {} \\;", "xargs ", "$HOME", "~/", "cd "]),
+                                        "-exec rm {} \\;", "xargs ", "$HOME", "~/", "cd ",
+                                        ">", ">>", "2>", " 2>&1", "<", "&>", ">|", ">&-",
+                                        "/dev/null", " out", "0<", "12>", ";&", "&>>",
+                                        "|&", ";;"]),
                       min_size=1, max_size=12).map("".join)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(_SCRIPTISH)
 def test_the_plain_path_finds_the_commands_the_parser_finds(text: str) -> None:
-    """Whatever the plain path accepts, the walk over bashlex's tree finds the same
-    commands, with the same words, input, writes and reads."""
+    """Whatever the plain path accepts (redirections included), the walk over bashlex's
+    tree finds the same commands, with the same words, input, writes and reads."""
     from saikish.engine.bash.plain import _plain_segments
     from saikish.engine.bash.preparse import preparse
     from saikish.engine.bash.walker import _Walker

@@ -134,13 +134,32 @@ def redirect_target(walker: _Walker, node: Any, src: str, depth: int, via: tuple
     nested(walker, output, src, depth, via, remote)
     if node.type in ("<", "<<", "<<<", "<&", "<<-"):
         return None
-    word = target_of(src[output.pos[0]:output.pos[1]], walker.opaque)
-    if node.type in (">&", "<&") and (_DESCRIPTOR.fullmatch(word.value) or word.value == "-"):
+    return _written(walker, node.type, target_of(src[output.pos[0]:output.pos[1]],
+                                                 walker.opaque))
+
+
+def _written(walker: _Walker, kind: str, word: Word) -> Target | None:
+    """The file a `kind` redirection (`>`, `>>`, `&>`, `>&`...) to `word` writes, or None."""
+    if kind in (">&", "<&") and (_DESCRIPTOR.fullmatch(word.value) or word.value == "-"):
         # 2>&1, >&-: a descriptor copied or closed. `> -` writes a file named -, and `>&²`
         # one named ² (bash's descriptors are ASCII digits; str.isdigit takes any digit).
         return None
     if word.literal and word.value in ("/dev/null", "/dev/stdout", "/dev/stderr",
                                        "/dev/tty", "/dev/fd/1", "/dev/fd/2"):
         return None
-    return replace(walker.cwd.resolve(word), redirect=True,
-                   append=node.type in (">>", "&>>"))
+    return replace(walker.cwd.resolve(word), redirect=True, append=kind in (">>", "&>>"))
+
+
+def plain_redirection(walker: _Walker, redirect: str, raw: str, writes: list[Target],
+                      reads: list[Target], feeds: list[tuple[str, Word]]) -> None:
+    """One redirection the plain path split (`> f`, `2>> f`, `&> f`, `< f`), read as
+    `redirection` and `stdin_feed` read the parser's: `< f` feeds stdin and reads f."""
+    kind = redirect.lstrip("0123456789")
+    word = target_of(raw, walker.opaque)
+    if kind == "<":
+        feeds.append(("file", word))
+        reads.append(walker.cwd.resolve(word))
+        return
+    target = _written(walker, kind, word)
+    if target is not None:
+        writes.append(target)

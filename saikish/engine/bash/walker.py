@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,9 +15,15 @@ from saikish.engine.bash.braces import words_of
 from saikish.engine.bash.cwd import _Cwd, _Restore
 from saikish.engine.bash.facts import SimpleCommand, Target
 from saikish.engine.bash.hijack import is_hijack_var
-from saikish.engine.bash.plain import _plain_segments
+from saikish.engine.bash.plain import Segment, _plain_segments
 from saikish.engine.bash.preparse import Preparsed, preparse
-from saikish.engine.bash.redirects import heredoc_write, nested, redirection, stdin_feed
+from saikish.engine.bash.redirects import (
+    heredoc_write,
+    nested,
+    plain_redirection,
+    redirection,
+    stdin_feed,
+)
 from saikish.engine.bash.words import CATALOGUE, XARGS_INPUT, mentions_escalation, unquote
 from saikish.engine.commands.grammar import Parse, Word, parse
 from saikish.rules import in_git_dir
@@ -127,24 +134,27 @@ class _Walker:
         for tree in trees:
             self.node(tree, pre.text, depth, via, None, remote)
 
-    def plain(self, segments: list[tuple[list[str], str]], depth: int, via: tuple[str, ...],
+    def plain(self, segments: list[Segment], depth: int, via: tuple[str, ...],
               remote: bool) -> None:
         """Commands split by `_plain_segments`: each is a simple command."""
         previous = ""
         moves = self.moves
-        for raw, operator in segments:
+        for raw, redirects, operator in segments:
             piped = "|" in (previous, operator)
             if previous != "|":
                 moves = self.moves  # a pipeline (or a lone command) starts here
-            stdin = "pipe" if previous == "|" else None
             words = [w for text in raw for w in words_of(text, self.opaque)]
-            if piped:
-                with self.subshell():
-                    self.simple(words, (), self.hijack, depth, via, stdin, remote)
-                if operator != "|" and self.moves != moves:  # lastpipe: the last part of
-                    self.cwd.path = None  # a pipeline may run in this shell
-            else:
-                self.simple(words, (), self.hijack, depth, via, stdin, remote)
+            writes: list[Target] = []
+            reads: list[Target] = []
+            feeds: list[tuple[str, Word]] = []
+            for redirect, target in redirects:
+                plain_redirection(self, redirect, target, writes, reads, feeds)
+            stdin = feeds[-1][0] if feeds else "pipe" if previous == "|" else None
+            with self.subshell() if piped else nullcontext():
+                self.simple(words, tuple(writes), self.hijack, depth, via, stdin, remote,
+                            feeds=feeds, redirect_reads=tuple(reads))
+            if piped and operator != "|" and self.moves != moves:  # lastpipe: the last
+                self.cwd.path = None  # part of a pipeline may run in this shell
             previous = operator
 
     def _raw_escalation(self, text: str) -> None:
