@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from saikish.engine.bash.facts import Target
-from saikish.engine.commands.grammar import Word
+from saikish.engine.commands.grammar import Parse, Word
 
 
 @dataclass
@@ -71,3 +71,19 @@ class _Restore:
     def __exit__(self, *exc: object) -> None:
         self.walker.cwd.path = self.saved
 
+
+def found_names(found: Parse) -> Word:
+    """Where find -exec's '{}' points: under find's one starting point, else unknown."""
+    starts = found.reads or (Word("."),)
+    if len(starts) != 1 or not starts[0].literal:
+        return Word("{}", dynamic=True)
+    return Word(starts[0].value.rstrip("/") + "/{}")
+
+
+def name_found(word: Word, found_under: Word | None) -> Word:
+    """A path operand holding find's '{}', as the file it will be."""
+    if found_under is None or "{}" not in word.value:
+        return word
+    if found_under.dynamic:
+        return Word(word.value, dynamic=True)
+    return Word(word.value.replace("{}", found_under.value), word.dynamic, word.globbing)

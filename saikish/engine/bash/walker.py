@@ -12,7 +12,7 @@ from typing import Any
 from saikish.engine.bash.arithmetic import _NAME, POSITIONAL, SUBSCRIPT_CODE, _subscript_code
 from saikish.engine.bash.bounded import ParserFault, shared
 from saikish.engine.bash.braces import words_of
-from saikish.engine.bash.cwd import _Cwd, _Restore
+from saikish.engine.bash.cwd import _Cwd, _Restore, found_names, name_found
 from saikish.engine.bash.facts import SimpleCommand, Target
 from saikish.engine.bash.hijack import is_hijack_var
 from saikish.engine.bash.plain import Segment, _plain_segments
@@ -348,10 +348,10 @@ class _Walker:
         hijack = self.variables_set(found, words) or hijack
         moves = self.moves
         with self.directory(found.chdir):
-            reads = redirect_reads + tuple(self.cwd.resolve(_name_found(w, found_under))
+            reads = redirect_reads + tuple(self.cwd.resolve(name_found(w, found_under))
                                            for w in found.reads)
             reads = tuple(dict.fromkeys(reads + self.working_directory(found.path[0], remote)))
-            own_writes = writes + tuple(self.cwd.resolve(_name_found(w, found_under))
+            own_writes = writes + tuple(self.cwd.resolve(name_found(w, found_under))
                                         for w in found.writes)
             if own_writes and any(in_git_dir(r.path) for r in reads):
                 # cp -r x/.git . writes ./.git: copying a git dir puts its hooks in place
@@ -395,7 +395,7 @@ class _Walker:
             if inner.script is not None:
                 self.script(inner.script, depth + 1, via + (name,), remote or inner.remote)
             elif inner.end > inner.start:
-                names = _found_names(found) if inner.appends and name == "find" else None
+                names = found_names(found) if inner.appends and name == "find" else None
                 self.simple(words[inner.start:inner.end], (), command.hijack, depth + 1,
                             via + (name,), command.stdin, remote,
                             command.open_ended or inner.appends, command.outer,
@@ -432,24 +432,6 @@ def _static_feed(feeds: list[tuple[str, Word]] | None) -> str | None:
     if not feeds or feeds[-1][0] not in ("heredoc", "herestring") or not feeds[-1][1].literal:
         return None
     return feeds[-1][1].value
-
-
-def _found_names(found: Parse) -> Word:
-    """Where find -exec's '{}' points: under find's one starting point, else unknown."""
-    starts = found.reads or (Word("."),)
-    if len(starts) != 1 or not starts[0].literal:
-        return Word("{}", dynamic=True)
-    return Word(starts[0].value.rstrip("/") + "/{}")
-
-
-def _name_found(word: Word, found_under: Word | None) -> Word:
-    """A path operand holding find's '{}', as the file it will be."""
-    if found_under is None or "{}" not in word.value:
-        return word
-    if found_under.dynamic:
-        return Word(word.value, dynamic=True)
-    return Word(word.value.replace("{}", found_under.value), word.dynamic, word.globbing)
-
 
 
 def _is_subshell(node: Any) -> bool:
