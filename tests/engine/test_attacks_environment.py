@@ -33,6 +33,9 @@ ROWS = [
     A("npm run env", "npm run env", Why.SECRET, RUNS),
     A("npm config get //registry.npmjs.org/:_authToken", "npm config get", Why.SECRET, RUNS),
     A("gh config get -h github.com oauth_token", "gh config get", Why.SECRET, RUNS),
+    A("jq -n '$ ENV.GITHUB_TOKEN'", "jq -n", Why.SECRET, RUNS),  # jq 1.6 reads `$ ENV`
+    A("jq -n -f p.jq", "jq -n -f", Why.SECRET, RUNS),  # the program is in a file
+    A("jq --from-file p.jq x.json", "jq --from-file", Why.SECRET, RUNS),
     A("kubectl config view --flatten", "kubectl config view --flatten", Why.SECRET, RUNS),
     A("kubectl config view --raw", "kubectl config view --raw", Why.SECRET, RUNS),
     A("gh auth token", "gh auth token", Why.SECRET, RUNS),
@@ -66,7 +69,10 @@ ROWS = [
     A("x=abc; echo ${x:PATH=0}; ls", "arithmetic names PATH", Why.UNKNOWN, RUNS),
     # set -k: a NAME=value word anywhere is the command's environment.
     A('set -k; git diff GIT_EXTERNAL_DIFF="touch p;:"', "set -k", Why.EXEC, RUNS),
-    # Hijack variables, set without an assignment word too.
+    # Hijack variables, set without an assignment word too, or taken away: GIT_CONFIG_*
+    # holds saikish's guard that keeps git off a bare repository made of plain files.
+    A("env -u GIT_CONFIG_COUNT git -C evil status", "git -C evil status", Why.EXEC, RUNS),
+    A("env --unset=GIT_CONFIG_KEY_0 git status", "git status", Why.EXEC, RUNS),
     A("NODE_OPTIONS=--require=./x.js git status", "git status", Why.EXEC, RUNS),
     A("export LD_PRELOAD=./x.so; ls", "ls", Why.EXEC, RUNS),
     A("env GIT_SSH_COMMAND='sh -c id' git fetch", "git fetch", Why.EXEC, RUNS),

@@ -56,6 +56,12 @@ CONTAINED = [
     ("echo x &>> -", "output redirection writes a file"),
     ("echo x >&\u00b2", "output redirection writes a file"),  # a file named ², no descriptor
     ("cat in >& \uff12", "a descriptor bash does not read as one"),  # bashlex reads ２ as 2
+    # Print ~/.gitconfig's values (tokens in URLs): the sandbox's private home hides it.
+    ("git config --global --list", "prints environment variables or credentials"),
+    ("git var -l", "prints environment variables or credentials"),
+    # Clear the environment, and saikish's git guard (safe.bareRepository) with it.
+    ("env -i git -C sub status", "clears the environment"),
+    ("exec -c git status", "clears the environment"),
     ("rm old.txt", "destructive"),
     ("rm -f a.txt b.txt", "destructive"),
     ("mv a.txt b.txt", "write"),
