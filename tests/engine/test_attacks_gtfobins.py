@@ -8614,8 +8614,6 @@ BENIGN: list[tuple[str, str, str | None]] = [
      None),
     ('git', 'git config --get user.name',
      None),
-    ('git', 'git config -l',
-     None),
     ('sed', "sed --sandbox 's/a/b/' f.txt",
      None),
     ('awk', "awk -F'\\t' '{print $2}' f.tsv",

@@ -75,7 +75,6 @@ READ_ONLY = [
     quiet("git describe --tags", "the nearest tag"),
     quiet("git stash list", "stashes"),
     quiet("git config --get user.name", "one config value"),
-    quiet("git config --list", "the whole config"),
     quiet("git reflog -10", "recent ref moves"),
     quiet("git merge-base HEAD main", "a common ancestor"),
     quiet("git cat-file -p HEAD", "a raw object"),
