@@ -79,7 +79,7 @@ READ_ONLY = [
     quiet("git merge-base HEAD main", "a common ancestor"),
     quiet("git cat-file -p HEAD", "a raw object"),
     quiet("git --no-pager log -3", "log without a pager"),
-    quiet("git -C sub status", "status of a sub-directory's repository"),
+    quiet("git -C . status", "status, the directory named"),
     quiet("git -P diff", "diff without a pager"),
     quiet("git log --oneline | head -20", "history through head"),
     quiet("tar -tzf a.tgz", "list an archive"),

@@ -40,7 +40,8 @@ def judge(command: str, ctx: Context | None = None):  # type: ignore[no-untyped-
     return decide(bash(command), ctx or context())
 
 
-VERIFIED = ["git status", "ls -la src", "cat README.md", "rg -n TODO src", "git log --oneline -5"]
+VERIFIED = ["git status", "ls -la src", "cat README.md", "rg -n TODO src", "git log --oneline -5",
+            "git -C . status"]
 
 # (command, words of why it was not verified)
 CONTAINED = [
@@ -59,6 +60,9 @@ CONTAINED = [
     # Print ~/.gitconfig's values (tokens in URLs): the sandbox's private home hides it.
     ("git config --global --list", "prints environment variables or credentials"),
     ("git var -l", "prints environment variables or credentials"),
+    # git elsewhere than the workspace root may find a repository a contained step made.
+    ("git -C sub status", "build-test"),
+    ("cd sub && git log -3", "build-test"),
     # Clear the environment, and saikish's git guard (safe.bareRepository) with it.
     ("env -i git -C sub status", "clears the environment"),
     ("exec -c git status", "clears the environment"),

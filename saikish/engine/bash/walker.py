@@ -6,7 +6,7 @@ import os
 import re
 from collections.abc import Iterator
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from saikish.engine.bash.arithmetic import _NAME, POSITIONAL, SUBSCRIPT_CODE, _subscript_code
@@ -25,8 +25,9 @@ from saikish.engine.bash.redirects import (
     stdin_feed,
 )
 from saikish.engine.bash.words import CATALOGUE, XARGS_INPUT, mentions_escalation, unquote
-from saikish.engine.commands.grammar import Parse, Word, parse
+from saikish.engine.commands.grammar import Finding, Parse, Word, parse
 from saikish.rules import in_git_dir
+from saikish.types import Risk
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 MAX_DEPTH = 12
@@ -345,6 +346,10 @@ class _Walker:
         appended = [XARGS_INPUT] if input_words else []
         words = words + appended  # what runs is sliced from the words the grammar read
         found = parse([self.cwd.loop_word(w) for w in words], CATALOGUE, module_of)
+        if found.repository and self.cwd.path != "." and not remote:
+            # `cd sub && git status`: the repository found there may not be the workspace's
+            found = replace(found, findings=found.findings + (
+                Finding(Risk.BUILD_TEST, found.repository),))
         hijack = self.variables_set(found, words) or hijack
         moves = self.moves
         with self.directory(found.chdir):

@@ -46,6 +46,9 @@ def conclude(walk: Walk, visited: Sequence[Entry], sub_end: int) -> Parse:
     project = next((e.project for e in visited if e.project), None)
     if project:  # cargo, pylint, make: the repository decides what runs (never verified)
         walk.findings.append(Finding(Risk.BUILD_TEST, project))
+    repository = next((e.repository for e in visited if e.repository), None)
+    if repository and walk.chdir is not None and walk.chdir.value.rstrip("/") != ".":
+        walk.findings.append(Finding(Risk.BUILD_TEST, repository))  # git -C DIR
     base = Risk.READ_ONLY if walk.lists else entry.risk
     if base is Risk.ESCALATION and walk.as_user:
         base = Risk.UNKNOWN
@@ -59,7 +62,7 @@ def conclude(walk: Walk, visited: Sequence[Entry], sub_end: int) -> Parse:
         sub_end, walk.chdir, tuple(i for i, _ in walk.operands),
         tuple(w.value for w in walk.words), entry.has("fetches"),
         tuple(dict.fromkeys(c for e in visited for c in e.checks)), project,
-        _env_printed(walk))
+        _env_printed(walk), repository)
 
 
 def _operand_roles(walk: Walk) -> None:

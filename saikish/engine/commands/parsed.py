@@ -123,6 +123,8 @@ class Parse:
     project: str | None = None
     # The environment variables it prints to its output; "*" for all of them.
     env_printed: tuple[str, ...] = ()
+    # Why running it elsewhere than the workspace root is not verified (`finds-repository`).
+    repository: str | None = None
 
     @property
     def caveat(self) -> str | None:

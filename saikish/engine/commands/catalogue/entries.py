@@ -195,6 +195,9 @@ class Entry:
     project: str | None = None
     # `prints-env MODE`: when it prints environment variables (README.md).
     prints_env: str | None = None
+    # `finds-repository "why"`: it uses the repository it finds from where it runs, whose
+    # config can run programs: verified only at the workspace root.
+    repository: str | None = None
     # `key-operand KEY ROLE`: operands spelled KEY=VALUE whose value has ROLE (dd of=).
     key_operands: tuple[tuple[str, str], ...] = ()
     shorts: dict[str, Option] = field(default_factory=dict, compare=False)

@@ -61,6 +61,10 @@ def strip_comment(line: str) -> str:
     return "".join(out).strip()
 
 
+# Settings that are a reason in quotes: `runs-project "why"`, `finds-repository "why"`.
+_WHY_SETTINGS = {"runs-project": "project", "finds-repository": "repository"}
+
+
 def _setting(text: str, settings: dict[str, object]) -> None:
     key, _, rest = text.partition(" ")
     rest = rest.strip()
@@ -92,8 +96,8 @@ def _setting(text: str, settings: dict[str, object]) -> None:
         listed = settings.setdefault(key, [])
         assert isinstance(listed, list)
         listed.append(_LISTED[key](rest))
-    elif key == "runs-project" and _quoted(rest):
-        settings["project"] = _quoted(rest)
+    elif key in _WHY_SETTINGS and _quoted(rest):
+        settings[_WHY_SETTINGS[key]] = _quoted(rest)
     elif key == "prints-env" and rest in PRINTS_ENV:
         settings["prints_env"] = rest
     else:
@@ -237,6 +241,7 @@ def _build(settings: dict[str, object], options: list[Option], origin: str,
         like=like if isinstance(like, str) else None,
         checks=_listed(settings, "check"), value_rules=_listed(settings, "if-value"),
         project=_text(settings.get("project")), prints_env=_text(settings.get("prints_env")),
+        repository=_text(settings.get("repository")),
         key_operands=_listed(settings, "key-operand"),
         shorts=shorts, longs=longs)
 
