@@ -213,9 +213,11 @@ NO_RULES3 = [
     # gcc -v prints the version and goes on compiling and linking its inputs; -l is an
     # input (the linker runs and writes a.out), though it is no operand to the grammar.
     A("gcc -v -shared -lc", "gcc -v -shared -lc", Why.EXEC, "c"),
-    # python -m puts the current directory first on sys.path: ./json.py runs.
-    A("python3 -m json.tool x.json", "json.tool", Why.EXEC, "c",
-      hole="LOW: a json.py or json/ in the workspace runs instead of the standard module"),
+    # python -m puts the current directory first on sys.path: ./json.py or ./pip/ runs.
+    A("python3 -m json.tool x.json", "json.tool", Why.EXEC, "c"),
+    A("python -m pip list", "pip list", Why.EXEC, "c"),
+    A("python -m black --check .", "black --check", Why.EXEC, "c"),
+    A("python -m coverage report", "coverage report", Why.EXEC, "c"),
 ]
 
 # -- holes that need an allow rule people write ------------------------------------------------

@@ -50,6 +50,10 @@ ROWS = [
     ("pytest --collect-only -q", "conftest.py"),
     ("npm run", "own scripts"),
     ("mypy --version", "plugins"),
+    ("python -m json.tool a.json", "working directory first"),
+    ("python -m pip list", "working directory first"),
+    ("python3 -m black --check .", "working directory first"),
+    ("python -m coverage report", "working directory first"),
 ]
 
 
