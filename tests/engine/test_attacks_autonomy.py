@@ -151,6 +151,9 @@ NO_RULES3 = [
     # words as argv, so quoted shell text in them is never seen.
     A("watch ls '; rm -r y'", "rm -r y", Why.WRITES, "cs"),
     A("watch echo '$(rm -r y)'", "rm -r y", Why.WRITES, "cs"),
+    # With -x the words are argv, not re-joined: `sh -c 'sort -o pwned a'` keeps its quoting.
+    A("watch -x sh -c 'sort -o pwned a'", "sort -o pwned a", Why.WRITES, "c"),
+    A("watch --exec sort -o pwned a", "sort -o pwned a", Why.WRITES, "c"),
     # A command with no path operand reads the working directory (man grep: "if no file
     # operand is given, grep searches the working directory"); after a cd out of the
     # workspace that is the home directory, a sibling project, /etc.
