@@ -51,7 +51,7 @@ ROWS = [
     A("strings @list.txt", "strings @list.txt", Why.UNKNOWN),
     A("ar t @list.txt", "ar t @list.txt", Why.UNKNOWN),
     # What a tool prints holds the environment or credentials (prints-env).
-    A("strace -v -e trace=execve ls", "strace", Why.SECRET),
+    A("strace -v ls", "strace", Why.SECRET),
     A("strace -s 999 --trace=read git status", "strace", Why.SECRET),
     A("tmux show-environment -g", "tmux show-environment", Why.SECRET),
     A("tmux capture-pane -p", "tmux capture-pane", Why.SECRET),
