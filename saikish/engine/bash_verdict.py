@@ -195,7 +195,8 @@ def _command_check(item: Found, ctx: Context) -> tuple[CommandCheck, bool]:
     if rule is not None:
         return plain_check(cmd, kind, rule, need=need), False
     caveat, may, why = kind.caveat, autonomy_may(kind), kind.kind
-    printing = environment_concern(cmd) if not cmd.wrapper else None
+    # A wrapper (strace CMD) prints what its command gets, unless it already blocks for more.
+    printing = environment_concern(cmd) if not cmd.wrapper or not caveat else None
     if printing is not None:
         # env / printenv hand every variable to the model: a rule naming it may.
         caveat, may, why = printing, False, ReasonKind.SECRET

@@ -151,6 +151,9 @@ NO_RULES3 = [
     # words as argv, so quoted shell text in them is never seen.
     A("watch ls '; rm -r y'", "rm -r y", Why.WRITES, "cs"),
     A("watch echo '$(rm -r y)'", "rm -r y", Why.WRITES, "cs"),
+    # With -x the words are argv, not re-joined: `sh -c 'sort -o pwned a'` keeps its quoting.
+    A("watch -x sh -c 'sort -o pwned a'", "sort -o pwned a", Why.WRITES, "c"),
+    A("watch --exec sort -o pwned a", "sort -o pwned a", Why.WRITES, "c"),
     # A command with no path operand reads the working directory (man grep: "if no file
     # operand is given, grep searches the working directory"); after a cd out of the
     # workspace that is the home directory, a sibling project, /etc.
@@ -213,9 +216,11 @@ NO_RULES3 = [
     # gcc -v prints the version and goes on compiling and linking its inputs; -l is an
     # input (the linker runs and writes a.out), though it is no operand to the grammar.
     A("gcc -v -shared -lc", "gcc -v -shared -lc", Why.EXEC, "c"),
-    # python -m puts the current directory first on sys.path: ./json.py runs.
-    A("python3 -m json.tool x.json", "json.tool", Why.EXEC, "c",
-      hole="LOW: a json.py or json/ in the workspace runs instead of the standard module"),
+    # python -m puts the current directory first on sys.path: ./json.py or ./pip/ runs.
+    A("python3 -m json.tool x.json", "json.tool", Why.EXEC, "c"),
+    A("python -m pip list", "pip list", Why.EXEC, "c"),
+    A("python -m black --check .", "black --check", Why.EXEC, "c"),
+    A("python -m coverage report", "coverage report", Why.EXEC, "c"),
 ]
 
 # -- holes that need an allow rule people write ------------------------------------------------

@@ -50,6 +50,16 @@ ROWS = [
     ("pytest --collect-only -q", "conftest.py"),
     ("npm run", "own scripts"),
     ("mypy --version", "plugins"),
+    ("python -m json.tool a.json", "working directory first"),
+    ("python -m pip list", "working directory first"),
+    ("python3 -m black --check .", "working directory first"),
+    ("python -m coverage report", "working directory first"),
+    ("kubectl kustomize .", "kustomization.yaml"),
+    ("pnpm exec ls", "node_modules/.bin"),
+    ("go version", "toolchain go.mod names"),
+    ("go list ./...", "toolchain go.mod names"),
+    ("go mod graph", "toolchain go.mod names"),
+    ("go mod verify", "toolchain go.mod names"),
 ]
 
 

@@ -199,8 +199,9 @@ READ_ONLY = [
     quiet("python3 --version", "Python's version"),
     quiet("node --version", "node's version"),
     quiet("npm --version", "npm's version"),
-    quiet("go version", "go's version"),
-    quiet("go env GOPATH", "one go setting"),
+    # go version and go env run the toolchain go.mod names (GOTOOLCHAIN=auto): contained.
+    quiet("gofmt -l .", "unformatted go files"),
+    quiet("gofmt -d main.go", "a go file's formatting diff"),
     quiet("uv --version", "uv's version"),
     quiet("pip list", "installed packages"),
     quiet("pip show requests", "one package"),

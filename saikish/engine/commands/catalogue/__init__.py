@@ -91,9 +91,13 @@ class Catalogue:
                 self._entries[key] = None  # a loop of `like`s ends unknown, not recursing
                 target = self.get(*entry.like.split())
                 # A target with subcommands keeps its words: they name its subcommand
-                # entries (`python -m pip list` is `[pip list]`).
-                entry = None if target is None else target if target.has("subcommands") \
-                    else dataclasses.replace(target, words=entry.words)
+                # entries (`python -m pip list` is `[pip list]`). The entry's own
+                # `runs-project` holds too (`python -m` looks in the working directory).
+                project = entry.project or (target.project if target else None)
+                entry = None if target is None else \
+                    dataclasses.replace(target, project=project) \
+                    if target.has("subcommands") else \
+                    dataclasses.replace(target, words=entry.words, project=project)
         self._entries[key] = entry
         return entry
 
