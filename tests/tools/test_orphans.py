@@ -59,11 +59,15 @@ def saikish(ws: Path, *argv: str, stdin: Any = subprocess.DEVNULL
 
 def one_shot(ws: Path, tmp_path: Path, *commands: str, config: str | None = None
              ) -> dict[str, Any]:
-    """`saikish -p` with the sandbox off, a script model running `commands` one per turn."""
+    """`saikish -p` with the sandbox off, a script model running `commands` one per turn.
+
+    `env -i` is not verified (it clears saikish's own guards): --auto-approve with the
+    sandbox off runs what would run contained, unsandboxed, as the person chose."""
     turns = [{"tool_calls": [{"name": "bash", "arguments": {"command": c}}]} for c in commands]
     model = write_script(tmp_path / "s.yml", json.dumps([*turns, {"text": "done"}]))
     proc = saikish(ws, "-p", "go", "-m", model, "--autonomy", "full-auto", "--sandbox", "off",
-                   "--output-format", "json", *(["-c", config] if config else []))
+                   "--auto-approve", "--output-format", "json",
+                   *(["-c", config] if config else []))
     out, err = proc.communicate(timeout=DEADLINE)
     assert proc.returncode == 0 and "Traceback" not in err, err
     data: dict[str, Any] = json.loads(out)
@@ -184,7 +188,8 @@ def started_with_a_running_call(ws: Path, tmp_path: Path, m: str, n: str
     model = write_script(tmp_path / "s.yml", json.dumps([
         {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]},
         {"text": "done"}]))
-    proc = saikish(ws, "-p", "go", "-m", model, "--autonomy", "full-auto", "--sandbox", "off")
+    proc = saikish(ws, "-p", "go", "-m", model, "--autonomy", "full-auto", "--sandbox", "off",
+                   "--auto-approve")  # env -i: see one_shot
     wait_for(m)
     wait_for(n)
     return proc
