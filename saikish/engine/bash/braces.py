@@ -98,47 +98,39 @@ def _expand(text: str) -> list[str]:
 
 
 def _open(text: str, search: int) -> int | None:
-    """The index of the first unquoted `{` from `search` that may open a brace expression
-    (bash's brace_gobbler): `${...}` is one unit, and a `{` with whitespace (or nothing)
-    before it and whitespace or `}` after it opens nothing."""
-    level = 0
-    parameter = -1  # where the `{` of the last `${` stands
-    for i, c in _unquoted_from(text, search):
-        if c == "$" and text[i + 1:i + 2] == "{":
-            level, parameter = level + 1, i + 1  # ${...}: its braces are the parameter's
-        elif i == parameter:
-            continue
-        elif c == "{" and level == 0:
-            if (i == 0 or text[i - 1] in _WHITESPACE) and \
-                    (i + 1 >= len(text) or text[i + 1] in _WHITESPACE + "}"):
-                continue
-            return i
-        elif c == "{":
-            level += 1
-        elif c == "}" and level:
-            level -= 1
-    return None
+    """The first unquoted `{` from `search` that may open a brace expression."""
+    return _gobble(text, search, "{")
 
 
 def _close(text: str, start: int) -> int | None:
-    """Where the brace opened at `start` closes: the first `}` at its own level after a
-    comma or a `..` there (`{a}b,c}` is one expression, `{a}` none); None when none does."""
+    """Where the brace opened at `start` closes; None when nothing does."""
+    return _gobble(text, start + 1, "}")
+
+
+def _gobble(text: str, i: int, wanted: str) -> int | None:
+    """bash's brace_gobbler: the index of the first unquoted `wanted` (`{`, `}` or `,`) at
+    level 0 from i, or None. `${...}` is a level of its own. A `{` with whitespace (or
+    nothing) before it and whitespace or `}` after it opens nothing. A `}` closes only
+    after a comma or a `..` at its level (`{a}b,c}` is one expression, `{a}` none)."""
     level = 0
-    parameter = -1
-    separated = False
-    for i, c in _unquoted_from(text, start + 1):
-        if c == "$" and text[i + 1:i + 2] == "{":
-            level, parameter = level + 1, i + 1
-        elif i == parameter:
+    parameter = -1  # where the `{` of the last `${` stands
+    separated = wanted != "}"
+    for j, c in _unquoted_from(text, i):
+        if c == "$" and text[j + 1:j + 2] == "{":
+            level, parameter = level + 1, j + 1
+        elif j == parameter:
             continue
-        elif c == "}" and level == 0 and separated:
-            return i
+        elif c == wanted and level == 0 and separated:
+            if c == "{" and (j == 0 or text[j - 1] in _WHITESPACE) and \
+                    (j + 1 >= len(text) or text[j + 1] in _WHITESPACE + "}"):
+                continue
+            return j
         elif c == "{":
             level += 1
         elif c == "}" and level:
             level -= 1
-        elif level == 0 and (c == "," or text.startswith("..", i) and
-                             text[i + 2:i + 3] != "}"):
+        elif wanted == "}" and level == 0 and (c == "," or text.startswith("..", j) and
+                                               text[j + 2:j + 3] != "}"):
             separated = True
     return None
 
@@ -159,19 +151,8 @@ def _has_comma(amble: str) -> bool:
 def _split(amble: str) -> list[str]:
     """The alternatives of a brace expression: cut at its own unquoted commas."""
     cuts = [-1]
-    level = 0
-    parameter = -1
-    for i, c in _unquoted_from(amble, 0):
-        if c == "$" and amble[i + 1:i + 2] == "{":
-            level, parameter = level + 1, i + 1
-        elif i == parameter:
-            continue
-        elif c == "{":
-            level += 1
-        elif c == "}" and level:
-            level -= 1
-        elif c == "," and level == 0:
-            cuts.append(i)
+    while (comma := _gobble(amble, cuts[-1] + 1, ",")) is not None:
+        cuts.append(comma)
     cuts.append(len(amble))
     return [amble[a + 1:b] for a, b in zip(cuts, cuts[1:], strict=False)]
 
