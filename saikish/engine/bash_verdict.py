@@ -63,7 +63,7 @@ def decide_bash(command: str, ctx: Context) -> Assessment:
         if analysis.rewritten:  # never verified on a rewrite (§4.2): contained at most
             return _unverified(f"it was parsed after a rewrite of {analysis.rewritten[0]}, "
                                f"which saikish does not verify", checks, risk, ctx)
-        secret = expanded_secret(command, analysis.commands)
+        secret = expanded_secret(command, analysis.commands, analysis.arithmetic)
         if secret:  # the sandbox has no such variable: contained at most (§4.8)
             return _unverified(f"it expands ${secret}, which may hold a secret, where "
                                f"saikish cannot follow where it goes", checks, risk, ctx,

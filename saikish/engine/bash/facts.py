@@ -94,3 +94,5 @@ class ShellAnalysis:
     # "a quoted here-document"...): the analysis rests on a rewrite, so the call may run
     # contained at most, never verified (docs/SPEC.md §4.1, §4.2).
     rewritten: tuple[str, ...] = ()
+    # The names bash may evaluate as arithmetic in the text (arithmetic.arithmetic_names).
+    arithmetic: frozenset[str] = frozenset()

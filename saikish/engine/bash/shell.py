@@ -52,12 +52,13 @@ def analyse(command: str) -> ShellAnalysis:
         walker.opaque.append(SUBSCRIPT_CODE)
     if "=~" in command:
         walker.tainted.add("BASH_REMATCH")  # [[ $(<f) =~ (.*) ]]: the match is data
-    assigned = next((n for n in sorted(arithmetic_names(command)) if is_hijack_var(n)), None)
+    arithmetic = frozenset(arithmetic_names(command))
+    assigned = next((n for n in sorted(arithmetic) if is_hijack_var(n)), None)
     if assigned:  # let PATH=0, ${x[HOME=0]}: arithmetic assigns as well as reads
         walker.opaque.append(f"arithmetic names {assigned}, which it may set, changing "
                              f"what runs")
     tainted = _closure(walker.tainted, walker.names)
-    evaluated = tainted & arithmetic_names(command) if tainted else set()
+    evaluated = tainted & arithmetic
     if evaluated:
         # read i < f; echo $((i)): bash evaluates i's value, and f may hold 'a[$(cmd)]'.
         name = sorted(evaluated)[0].replace(POSITIONAL, "1")
@@ -67,5 +68,6 @@ def analyse(command: str) -> ShellAnalysis:
                 else c for c in walker.commands]
     return ShellAnalysis(tuple(commands), tuple(dict.fromkeys(walker.opaque)),
                          walker.raw_escalation, tuple(walker.heredoc_writes),
-                         walker.parser_fault, tuple(dict.fromkeys(walker.rewritten)))
+                         walker.parser_fault, tuple(dict.fromkeys(walker.rewritten)),
+                         arithmetic)
 

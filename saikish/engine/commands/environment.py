@@ -14,7 +14,6 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from saikish.engine.bash.arithmetic import arithmetic_names
 from saikish.engine.boundary import ENVIRONMENT, is_secret_variable
 from saikish.engine.commands.parsed import Finding
 from saikish.types import ReasonKind, Risk
@@ -46,15 +45,15 @@ def secret_findings(command: SimpleCommand) -> list[Finding]:
     return []
 
 
-def expanded_secret(text: str, commands: Iterable[SimpleCommand]) -> str | None:
+def expanded_secret(text: str, commands: Iterable[SimpleCommand],
+                    arithmetic: Iterable[str]) -> str | None:
     """A secret-named variable `text` expands or evaluates somewhere no command's words
     show it (a here-string, an assignment, a `for` list, a here-document, arithmetic:
     `x=$TOKEN; echo $x`), or None. Quotes are not read: `'$TOKEN'` counts too, the safe
-    mistake."""
-    # A name in arithmetic is evaluated too (`let x=AWS_SECRET_ACCESS_KEY`, ${a[TOKEN]}):
-    # a value that is no number comes back in bash's error message.
-    named = [name for _, name in _EXPANSION.findall(text) if name] + \
-        sorted(arithmetic_names(text))
+    mistake. `arithmetic`: the names the text evaluates as arithmetic (`let
+    x=AWS_SECRET_ACCESS_KEY`, ${a[TOKEN]}): a value that is no number comes back in bash's
+    error message."""
+    named = [name for _, name in _EXPANSION.findall(text) if name] + sorted(arithmetic)
     secrets = [name for name in named if is_secret_variable(name)]
     if not secrets:
         return None  # the common case: no command needs to be asked what it prints
