@@ -346,13 +346,14 @@ class _Walker:
         appended = [XARGS_INPUT] if input_words else []
         words = words + appended  # what runs is sliced from the words the grammar read
         found = parse([self.cwd.loop_word(w) for w in words], CATALOGUE, module_of)
-        if found.repository and self.cwd.path != "." and not remote:
-            # `cd sub && git status`: the repository found there may not be the workspace's
-            found = replace(found, findings=found.findings + (
-                Finding(Risk.BUILD_TEST, found.repository),))
         hijack = self.variables_set(found, words) or hijack
         moves = self.moves
         with self.directory(found.chdir):
+            if found.repository and self.cwd.path != "." and not remote:
+                # `git -C sub status`, `cd sub && git status`: the repository found there
+                # may not be the workspace's
+                found = replace(found, findings=found.findings + (
+                    Finding(Risk.BUILD_TEST, found.repository),))
             reads = redirect_reads + tuple(self.cwd.resolve(name_found(w, found_under))
                                            for w in found.reads)
             reads = tuple(dict.fromkeys(reads + self.working_directory(found.path[0], remote)))

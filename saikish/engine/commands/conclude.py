@@ -46,9 +46,8 @@ def conclude(walk: Walk, visited: Sequence[Entry], sub_end: int) -> Parse:
     project = next((e.project for e in visited if e.project), None)
     if project:  # cargo, pylint, make: the repository decides what runs (never verified)
         walk.findings.append(Finding(Risk.BUILD_TEST, project))
+    # Where it runs decides whether that is a finding: the walker knows (walker.simple).
     repository = next((e.repository for e in visited if e.repository), None)
-    if repository and walk.chdir is not None and walk.chdir.value.rstrip("/") != ".":
-        walk.findings.append(Finding(Risk.BUILD_TEST, repository))  # git -C DIR
     base = Risk.READ_ONLY if walk.lists else entry.risk
     if base is Risk.ESCALATION and walk.as_user:
         base = Risk.UNKNOWN
