@@ -63,6 +63,7 @@ CONTAINED = [
     # git elsewhere than the workspace root may find a repository a contained step made.
     ("git -C sub status", "build-test"),
     ("cd sub && git log -3", "build-test"),
+    ("env -C sub git status", "build-test"),
     # Clear the environment, and saikish's git guard (safe.bareRepository) with it.
     ("env -i git -C sub status", "clears the environment"),
     ("exec -c git status", "clears the environment"),
