@@ -34,6 +34,16 @@ PARSER = [
     A("echo ${x/$(rm -r y)/z}", "", Why.UNKNOWN, RUNS),
     A("echo ${a[@]:'b[$(rm -r y)]'}", "", Why.UNKNOWN, RUNS),
     A("echo `rm -r y`", "rm -r y", Why.WRITES),
+    # bashlex reads a word from its first single quote to its last as one quoted string:
+    # the substitution between them is not in its tree, and bash runs it (red team).
+    A("(echo 'a'$(rm -r y)'b')", "rm -r y", Why.WRITES),
+    A("(echo 'a'`rm -r y`'b')", "rm -r y", Why.WRITES),
+    A("echo 'a'\"$(rm -r y)\"'b' & wait", "rm -r y", Why.WRITES),
+    A("(cat 'a'$(cat ~/.ssh/id_rsa)'b')", "reads ~/.ssh/id_rsa", Why.SECRET, RUNS),
+    A("(echo 'a'$(id)'b')", "", Why.UNKNOWN, RUNS),
+    # the same, plain (read without the parser)
+    A("echo 'a'$(rm -r y)'b'", "rm -r y", Why.WRITES),
+    A("echo x | grep '^'`rm -r y`'$'", "rm -r y", Why.WRITES),
     A("echo \"a`rm -r y`\"", "rm -r y", Why.WRITES),
     A("echo a\x00b; rm -r y", "", Why.UNKNOWN, RUNS),
     A("ls\x1b[2K; rm -r y", "", Why.UNKNOWN, RUNS),

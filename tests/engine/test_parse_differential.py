@@ -116,6 +116,9 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda a: f"( {a} )", inner),
         st.builds(lambda a, b: f'{a} "$({b})"', st.sampled_from(NAMES), inner),
         st.builds(lambda a, b: f"{a} `{b}`", st.sampled_from(NAMES), simple()),
+        # between single-quoted parts (bashlex reads 'x'...'y' as one quoted string)
+        st.builds(lambda a, b: f"{a} 'x'$({b})'y'", st.sampled_from(NAMES), inner),
+        st.builds(lambda a, b: f"{a} 'x'`{b}`\"'y'\"", st.sampled_from(NAMES), simple()),
         st.builds(lambda a, b: f"if {a}; then {b}; fi", simple(), inner),
         st.builds(lambda a: f"for v1 in p 'q r'; do {a}; done", inner),
         st.builds(lambda a: f"while aa; do {a}; break; done", inner),

@@ -419,10 +419,14 @@ def test_mode_answers_what_would_ask(mode: Mode, expected: Verdict, source: Sour
 
 
 def test_auto_approve_refuses_what_cannot_be_checked_against_deny_rules() -> None:
-    found = decide(ToolCall("1", "bash", {"command": "echo ${x:-$(rm -rf /)}"}),
+    found = decide(ToolCall("1", "bash", {"command": "echo ${x:-$(ls)}"}),
                    context(mode=Mode.AUTO_APPROVE))
     assert found.verdict is Verdict.REJECT
-    assert "deny rules" in found.reason
+    assert "inside ${...}" in found.reason and "deny rules" in found.reason
+    # what such text runs is still read from it: a deny rule names it
+    found = decide(ToolCall("1", "bash", {"command": "echo ${x:-$(rm -rf /)}"}),
+                   context(mode=Mode.AUTO_APPROVE))
+    assert (found.verdict, found.source) == (Verdict.REJECT, Source.DENY_RULE)
 
 
 def test_incomplete_allowlist_deny_list_blocks_auto_approve() -> None:

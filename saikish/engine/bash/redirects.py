@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any, Protocol
@@ -11,7 +12,7 @@ from saikish.engine.bash.braces import target_of
 from saikish.engine.bash.cwd import _Cwd
 from saikish.engine.bash.facts import Target
 from saikish.engine.bash.heredocs import backquoted, substitutions
-from saikish.engine.bash.words import unquote
+from saikish.engine.bash.words import substitutions_in, unquote
 from saikish.engine.commands.grammar import Word
 
 
@@ -32,6 +33,8 @@ class _Walker(Protocol):
 
     def subshell(self) -> AbstractContextManager[Any]: ...
 
+# bashlex leaves ${x:-$(cmd)} as raw text: the command is read from it, not from the tree.
+PARAMETER_CODE = "a command substitution inside ${...}"
 _SUBST = re.compile(r"\$\(|`|<\(|>\(")
 _DESCRIPTOR = re.compile(r"[0-9]+")
 _COPY = re.compile(r"[0-9]*[<>]&[ \t]*(?:[0-9]+|-)")
@@ -49,6 +52,8 @@ def heredoc_write(walker: _Walker, words: list[Word], writes: list[Target],
 def nested(walker: _Walker, node: Any, src: str, depth: int, via: tuple[str, ...],
            remote: bool) -> None:
     """Commands hidden inside a word: $( ), backticks, <( ), and ${...} text."""
+    if node.kind in ("word", "assignment"):
+        _unseen(walker, node, src, depth, via, remote)
     for part in getattr(node, "parts", None) or ():
         if part.kind in ("commandsubstitution", "processsubstitution") and \
                 "\\\n" in src[part.pos[0]:part.pos[1]]:
@@ -66,9 +71,42 @@ def nested(walker: _Walker, node: Any, src: str, depth: int, via: tuple[str, ...
                 walker.node(part.command, src, depth, via + ("$()",), None, remote)
         elif part.kind == "parameter" and _SUBST.search(part.value):
             # bashlex leaves ${x:-$(cmd)} as raw text: the command is unseen.
-            walker.opaque.append("a command substitution inside ${...}")
+            walker.opaque.append(PARAMETER_CODE)
         else:
             nested(walker, part, src, depth, via, remote)
+
+
+def _unseen(walker: _Walker, node: Any, src: str, depth: int, via: tuple[str, ...],
+            remote: bool) -> None:
+    """Substitutions in the word's text that bashlex's tree lacks: it reads `'a'$(x)'b'`
+    as one quoted string, and bash runs x. Each is read here, and the call is opaque."""
+    start, text = node.pos[0], src[node.pos[0]:node.pos[1]]
+    spans = substitutions_in(text)
+    if not spans:
+        return
+    parts = list(_substitution_parts(node))
+    seen = {part.pos[0] for part in parts if part.kind != "parameter"}
+    for begin, end in spans:
+        if start + begin in seen:
+            continue
+        inside = any(p.pos[0] <= start + begin < p.pos[1] for p in parts)  # ${x:-$(cmd)}
+        walker.opaque.append(PARAMETER_CODE if inside else
+                             "a command substitution the shell parser did not see")
+        backquote = text[begin] == "`"
+        code = text[begin + (1 if backquote else 2):end].removesuffix("`" if backquote
+                                                                       else ")")
+        with walker.subshell():
+            walker.script(Word(backquoted(code) if backquote else code), depth + 1,
+                          via + ("$()",), remote)
+
+
+def _substitution_parts(node: Any) -> Iterator[Any]:
+    """The substitutions and `${...}` bashlex found in a word (not those inside them)."""
+    for part in getattr(node, "parts", None) or ():
+        if part.kind in ("commandsubstitution", "processsubstitution", "parameter"):
+            yield part
+        else:
+            yield from _substitution_parts(part)
 
 
 def stdin_feed(walker: _Walker, node: Any, src: str) -> tuple[str, Word] | None:

@@ -131,6 +131,48 @@ def _substitution_end(raw: str, i: int) -> int:
     return len(raw)
 
 
+def substitutions_in(raw: str) -> list[tuple[int, int]]:
+    """Where the command and process substitutions of one word's source text start and
+    end (the outermost ones; `$((` is arithmetic): bash runs each, whatever a parser made
+    of the word. Single quotes and backslashes hide them; double quotes do not."""
+    spans: list[tuple[int, int]] = []
+    i, n, quoted = 0, len(raw), False
+    while i < n:
+        c = raw[i]
+        if c == "\\":
+            i += 2
+        elif c == "'" and not quoted:
+            end = raw.find("'", i + 1)
+            i = n if end < 0 else end + 1
+        elif c == "`":
+            end = _backquote_end(raw, i + 1)
+            spans.append((i, end))
+            i = end
+        elif c in "$<>" and raw.startswith("(", i + 1) and (c == "$" or not quoted):
+            if raw.startswith("$((", i):
+                i += 3  # arithmetic: what it holds is read where it is read
+                continue
+            end = _substitution_end(raw, i + 2)
+            spans.append((i, end))
+            i = end
+        else:
+            quoted ^= c == '"'
+            i += 1
+    return spans
+
+
+def _backquote_end(raw: str, i: int) -> int:
+    """Where the backquoted script whose text starts at i ends (after its backquote)."""
+    while i < len(raw):
+        if raw[i] == "\\":
+            i += 2
+        elif raw[i] == "`":
+            return i + 1
+        else:
+            i += 1
+    return len(raw)
+
+
 _ANSI_C = re.compile(r"\\(?:([abeEfnrtv\\'\"?])|([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|"
                      r"u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|c(.))", re.S)
 _ANSI_C_LETTERS = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
