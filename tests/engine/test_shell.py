@@ -179,15 +179,15 @@ def test_the_plain_path_splits_words_exactly_as_bash_does(text: str) -> None:
     from saikish.engine.bash.words import unquote
 
     segments = _plain_segments("printf '%s\\0' START " + text)
-    if segments is None or len(segments) != 1:
-        return  # the parser's job, or several commands: not run through bash here
+    if segments is None or len(segments) != 1 or segments[0].scripts:
+        return  # the parser's job, several commands, or code: not run through bash here
     names = set(_NAMED.findall(text))
-    if "_" in names:
-        return  # $_ is bash's own (the last word of the command before)
+    if "_" in names or re.search(r"\$[0-9@*#?$!-]", text):
+        return  # $_, $1, $@...: bash's own (the last word before, the arguments...)
     # Each variable holds its own name ($a is "$a"): the words bash prints show where each
     # expansion stood, so word boundaries, quotes and escapes around it are compared.
-    # Safe to run: the plain path admits no substitution, redirection or separator, so
-    # bash can only run printf with these words.
+    # Safe to run: no substitution, redirection or separator, so bash can only run
+    # printf with these words.
     shown = subprocess.run(["bash", "--norc", "--noprofile", "-c",
                             "set -f; printf '%s\\0' START " + text], capture_output=True,
                            env={"HOME": "/home/someone", "PATH": "/usr/bin:/bin",
@@ -205,13 +205,58 @@ def test_the_plain_path_splits_words_exactly_as_bash_does(text: str) -> None:
     assert ours == words, (text, ours, words)
 
 
+# Substitutions whose script prints a letter, beside the characters that could end them.
+_PRINTED = {"$(printf S)": "S", "`printf B`": "B", "$(printf S | tr S T)": "T",
+            "$(echo ')' >/dev/null; printf R)": "R", '$(echo " x )" >/dev/null; printf Q)': "Q"}
+_SUBSTITUTING = st.lists(st.sampled_from(list("a- \t'\"\\)`$") + list(_PRINTED) +
+                                         ['"$(printf S)"', '"`printf B`"', "$a", "$1", '"$@"',
+                                          "$#", '"$(echo ")" >/dev/null; printf R)"']),
+                         min_size=1, max_size=10).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SUBSTITUTING)
+def test_the_plain_path_ends_substitutions_where_bash_does(text: str) -> None:
+    """Differential test against the real bash: where the plain path reads a word with
+    `$( )` or backquotes, bash makes the same words, each substitution standing for the
+    letter its script prints (safe to run: only printf, tr and echo to /dev/null)."""
+    import subprocess
+
+    from saikish.engine.bash.plain import _plain_segments
+    from saikish.engine.bash.words import substitutions_in, unquote
+
+    segments = _plain_segments("printf '%s\\0' START " + text)
+    if segments is None or len(segments) != 1 or not segments[0].scripts:
+        return
+    if re.search(r"\$[0-9@*#?$!-]", text):
+        return  # bash's own parameters: their words are known only at run time
+    scripts = {code[2:-1] if code.startswith("$") else code[1:-1] for code in _PRINTED}
+    if not all(s.text in scripts | {'echo ")" >/dev/null; printf R'}
+               for s in segments[0].scripts):
+        return  # `a`: a script of characters, not run
+    names = set(_NAMED.findall(text))  # each holds its own name, as above
+    shown = subprocess.run(["bash", "--norc", "--noprofile", "-c",
+                            "set -f; printf '%s\\0' START " + text], capture_output=True,
+                           env={"PATH": "/usr/bin:/bin", **{n: f"${n}" for n in names}},
+                           check=True).stdout
+    ours = []
+    for raw in segments[0].words[3:]:
+        for begin, end in reversed(substitutions_in(raw)):  # each stands for its letter
+            code = raw[begin:end]
+            raw = raw[:begin] + _PRINTED.get(code, "R" if "printf R" in code else "?") + \
+                raw[end:]
+        ours.append(unquote(raw).value)
+    assert ours == shown.decode().split("\0")[1:-1], text
+
+
 _SCRIPTISH = st.lists(st.sampled_from(["a", "1", "-", " ", "'", '"', "\\", "$", "{", "}", "*",
                                         "/", "$a", "${b}", '"$a"', "|", ";", "&&", "||",
                                         "cat ", "echo ", "grep -r ", "find . -name ",
                                         "-exec rm {} \\;", "xargs ", "$HOME", "~/", "cd ",
                                         ">", ">>", "2>", " 2>&1", "<", "&>", ">|", ">&-",
                                         "/dev/null", " out", "0<", "12>", ";&", "&>>",
-                                        "|&", ";;"]),
+                                        "|&", ";;", "$(", ")", "`", "$(ls)", "`id`",
+                                        '"$(cat f)"', "$1", '"$@"', "$?", "'a'"]),
                       min_size=1, max_size=12).map("".join)
 
 
@@ -229,10 +274,31 @@ def test_the_plain_path_finds_the_commands_the_parser_finds(text: str) -> None:
     fast = analyse(text)
     slow = _Walker()
     slow.parsed(preparse(text), 0, (), False)
+    seen, found = slow.commands, list(fast.commands)
+    if "'" in text and ("$(" in text or "`" in text):
+        # bashlex misreads substitutions beside single quotes: it runs `a'$(ls)'` (bash
+        # does not) and cannot parse `a'$('`; it misses `'a'$(ls)` (bash runs it: the
+        # walk then finds it from the text, opaque). Only the rest is compared there.
+        if slow.opaque:
+            return
+        seen = [c for c in seen if "$()" not in c.via]
+        found = [c for c in found if "$()" not in c.via]
     assert not slow.opaque, (text, slow.opaque)
     for attribute in ("argv", "stdin", "writes", "reads", "via", "dynamic_name"):
-        assert [getattr(c, attribute) for c in fast.commands] == \
-            [getattr(c, attribute) for c in slow.commands], (text, attribute)
+        assert [getattr(c, attribute) for c in found] == \
+            [getattr(c, attribute) for c in seen], (text, attribute)
+
+
+@pytest.mark.parametrize(("raw", "value", "ansi_c"), [
+    ('$$"x"', '$$x', False), ("$?'y'", "$?y", False), ('$"x"', '$x', True),
+    ("$'\\n'", "$\\n", True),
+])
+def test_a_special_parameter_is_never_read_as_a_quote(raw: str, value: str,
+                                                      ansi_c: bool) -> None:
+    from saikish.engine.bash.words import unquote
+
+    word = unquote(raw)  # `$$"x"` is the process id, then "x"; `$"x"` is locale quoting
+    assert (word.value, word.ansi_c, word.dynamic) == (value, ansi_c, not ansi_c)
 
 
 @pytest.mark.parametrize(("text", "found"), [

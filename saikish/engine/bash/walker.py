@@ -15,7 +15,7 @@ from saikish.engine.bash.braces import words_of
 from saikish.engine.bash.cwd import _Cwd, _Restore, found_names, name_found
 from saikish.engine.bash.facts import SimpleCommand, Target
 from saikish.engine.bash.hijack import is_hijack_var
-from saikish.engine.bash.plain import Segment, _plain_segments
+from saikish.engine.bash.plain import Script, Segment, _plain_segments
 from saikish.engine.bash.preparse import Preparsed, preparse
 from saikish.engine.bash.redirects import (
     heredoc_write,
@@ -140,10 +140,12 @@ class _Walker:
         """Commands split by `_plain_segments`: each is a simple command."""
         previous = ""
         moves = self.moves
-        for raw, redirects, operator in segments:
+        for raw, redirects, operator, scripts in segments:
             piped = "|" in (previous, operator)
             if previous != "|":
                 moves = self.moves  # a pipeline (or a lone command) starts here
+            for script in scripts:  # run before the command, as bash runs them
+                self.substitution(script, depth, via, remote)
             words = [w for text in raw for w in words_of(text, self.opaque)]
             writes: list[Target] = []
             reads: list[Target] = []
@@ -157,6 +159,15 @@ class _Walker:
             if piped and operator != "|" and self.moves != moves:  # lastpipe: the last
                 self.cwd.path = None  # part of a pipeline may run in this shell
             previous = operator
+
+    def substitution(self, script: Script, depth: int, via: tuple[str, ...],
+                     remote: bool) -> None:
+        """A plain word's `$( )` or backquotes, read as `nested` reads the parser's."""
+        with self.subshell():
+            if script.opening == "`":
+                self.script(Word(script.text), depth + 1, via + ("$()",), remote)
+            else:
+                self.plain(script.segments, depth, via + ("$()",), remote)
 
     def _raw_escalation(self, text: str) -> None:
         self.raw_escalation |= mentions_escalation(text) is not None

@@ -63,8 +63,11 @@ def unquote(raw: str) -> Word:
         elif c == "`" or (c == "$" and i + 1 < n and (
                 raw[i + 1].isalnum() or raw[i + 1] in "_{(@*#?$!-")):
             dynamic = splits = True  # unquoted: bash splits what it expands to
-            out.append(c)
-            i += 1
+            # $$ $? $1...: the character after $ is the parameter's name, never a quote's
+            # start (`$$"x"` is the process id, then "x")
+            step = 2 if c == "$" and raw[i + 1] in "@*#?$!-0123456789" else 1
+            out.append(raw[i:i + step])
+            i += step
         else:
             if c in "*?" or (c == "[" and "]" in raw[i + 2:]) or (c == "{" and "," in raw[i:]):
                 globbing = True
