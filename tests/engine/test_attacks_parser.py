@@ -41,6 +41,18 @@ PARSER = [
     A("echo 'a'\"$(rm -r y)\"'b' & wait", "rm -r y", Why.WRITES),
     A("(cat 'a'$(cat ~/.ssh/id_rsa)'b')", "reads ~/.ssh/id_rsa", Why.SECRET, RUNS),
     A("(echo 'a'$(id)'b')", "", Why.UNKNOWN, RUNS),
+    # ...and where the scan itself could be misled (red team, second round): $$ before
+    # `(`, `$((cmd) )`, `$'\''` beside quotes, `$\⏎(`, a comment inside $( ).
+    A('echo "$$(echo \'$(rm -r y)\')"', "rm -r y", Why.WRITES),
+    A("echo \"$$(echo '`rm -r y`')\"", "rm -r y", Why.WRITES),
+    A("echo 'a'$((rm -r y) )'b'", "rm -r y", Why.WRITES),
+    A("echo 'a'$((id) )'b'", "", Why.UNKNOWN, RUNS),
+    A("cat <<< 'a'$'\\''$(rm -r y)'b'", "rm -r y", Why.WRITES),
+    A("for i in 'a'$'\\''$(id)'b'; do ls; done", "", Why.UNKNOWN, RUNS),
+    A("echo ''\"$\\\n(rm -r y)\"''", "rm -r y", Why.WRITES),
+    A("echo ''\"$\\\n(id)\"''", "", Why.UNKNOWN, RUNS),
+    A("echo $(: #)\nrm -r y)", "rm -r y", Why.WRITES),
+    A("for i in $(: # '\nid); do :; done", "", Why.UNKNOWN, RUNS),
     # the same, plain (read without the parser)
     A("echo 'a'$(rm -r y)'b'", "rm -r y", Why.WRITES),
     A("echo x | grep '^'`rm -r y`'$'", "rm -r y", Why.WRITES),

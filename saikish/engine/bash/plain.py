@@ -43,10 +43,12 @@ _PLAIN_TOKEN = re.compile(
     r')*"|' + _substitution("sub", "bq") + "|" + _VARIABLE + "|" + _ESCAPE +
     r"""|\{\}|[^ \t'"|;&\\<>(){}$`#])+)|(?P<bad>[^ \t]))""")
 # The substitutions in one word, in order (single-quoted text holds none).
-_WORD_PART = re.compile(r"'[^']*'|" + _ESCAPE + "|" + _substitution("sub", "bq") +
-                        r'|"(?:' + _VARIABLE + "|" + _substitution("dq", "dqb") +
-                        r'|[^"\\$`]|' + _ESCAPE + r')*"|.')
-_IN_DOUBLE_QUOTES = re.compile(_ESCAPE + "|" + _substitution("sub", "bq") + "|.")
+# (A variable first, as in the words above: `$$(x)` is the process id, then `(x)`.)
+_WORD_PART = re.compile(r"'[^']*'|" + _ESCAPE + "|" + _VARIABLE + "|" +
+                        _substitution("sub", "bq") + r'|"(?:' + _VARIABLE + "|" +
+                        _substitution("dq", "dqb") + r'|[^"\\$`]|' + _ESCAPE + r')*"|.')
+_IN_DOUBLE_QUOTES = re.compile(_ESCAPE + "|" + _VARIABLE + "|" + _substitution("sub", "bq") +
+                               "|.")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[|\+?=)")
 _NOT_PLAIN = re.compile(r"[\n\x00-\x08\x0b-\x1f\x7f]")
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do",

@@ -35,6 +35,9 @@ class _Walker(Protocol):
 
 # bashlex leaves ${x:-$(cmd)} as raw text: the command is read from it, not from the tree.
 PARAMETER_CODE = "a command substitution inside ${...}"
+# bashlex drops a line continuation inside $( ) before it parses, and then gives
+# positions in the shortened text: words re-read from them are wrong.
+CONTINUATION = "a line continuation inside a command substitution"
 _SUBST = re.compile(r"\$\(|`|<\(|>\(")
 _DESCRIPTOR = re.compile(r"[0-9]+")
 _COPY = re.compile(r"[0-9]*[<>]&[ \t]*(?:[0-9]+|-)")
@@ -57,9 +60,7 @@ def nested(walker: _Walker, node: Any, src: str, depth: int, via: tuple[str, ...
     for part in getattr(node, "parts", None) or ():
         if part.kind in ("commandsubstitution", "processsubstitution") and \
                 "\\\n" in src[part.pos[0]:part.pos[1]]:
-            # bashlex drops a line continuation inside $( ) before it parses, and then
-            # gives positions in the shortened text: words re-read from them are wrong.
-            walker.opaque.append("a line continuation inside a command substitution")
+            walker.opaque.append(CONTINUATION)
         if part.kind == "commandsubstitution" and src[part.pos[0]:part.pos[0] + 1] == "`":
             # Bash removes the backslashes before $ ` \\ in `...` and reads the rest as
             # a script; bashlex's tree keeps them (`s\\\\t` runs `st`).
@@ -82,14 +83,24 @@ def _unseen(walker: _Walker, node: Any, src: str, depth: int, via: tuple[str, ..
     as one quoted string, and bash runs x. Each is read here, and the call is opaque."""
     start, text = node.pos[0], src[node.pos[0]:node.pos[1]]
     spans = substitutions_in(text)
+    if "\\\n" in text and substitutions_in(text.replace("\\\n", "")):
+        # bash joins the lines first (`$\⏎(cmd)` is `$(cmd)`); bashlex's positions then
+        # point into the joined text: what runs is read from the joined word, opaque.
+        walker.opaque.append(CONTINUATION)
+        start, text = -1, text.replace("\\\n", "")
+        spans = substitutions_in(text)
     if not spans:
         return
     parts = list(_substitution_parts(node))
-    seen = {part.pos[0] for part in parts if part.kind != "parameter"}
+    # Seen only where bashlex's substitution starts where bash's does and ends there too
+    # (its end stops short of blanks before the `)`: `$( date )`).
+    ends = {part.pos[0] - start: part.pos[1] - start for part in parts
+            if part.kind != "parameter"}
     for begin, end in spans:
-        if start + begin in seen:
+        if begin in ends and ends[begin] <= end and not text[ends[begin] - 1:end - 1].strip():
             continue
-        inside = any(p.pos[0] <= start + begin < p.pos[1] for p in parts)  # ${x:-$(cmd)}
+        inside = any(p.pos[0] <= start + begin < p.pos[1]  # ${x:-$(cmd)}
+                     for p in parts if p.kind == "parameter")
         walker.opaque.append(PARAMETER_CODE if inside else
                              "a command substitution the shell parser did not see")
         backquote = text[begin] == "`"

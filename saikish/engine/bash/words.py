@@ -65,7 +65,7 @@ def unquote(raw: str) -> Word:
             dynamic = splits = True  # unquoted: bash splits what it expands to
             # $$ $? $1...: the character after $ is the parameter's name, never a quote's
             # start (`$$"x"` is the process id, then "x")
-            step = 2 if c == "$" and raw[i + 1] in "@*#?$!-0123456789" else 1
+            step = 2 if c == "$" and raw[i + 1] in _SPECIAL else 1
             out.append(raw[i:i + step])
             i += step
         else:
@@ -83,6 +83,8 @@ def unquote(raw: str) -> Word:
     return Word("".join(out), dynamic, globbing, ansi_c, splits)
 
 
+# The one-character parameters: `$` and the character after it are one expansion.
+_SPECIAL = frozenset("@*#?$!-0123456789")
 # A word like h=~/x, which bash expands as an assignment (`=~` also shows up in words that
 # never expand, such as a sed script: asked, not wrong).
 _ASSIGNMENT_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\Z")
@@ -96,6 +98,11 @@ def _double_quoted(raw: str, i: int) -> tuple[int, str, bool]:
         if c == "\\" and i + 1 < len(raw) and raw[i + 1] in '$`"\\\n':
             if raw[i + 1] != "\n":
                 out.append(raw[i + 1])
+            i += 2
+            continue
+        if c == "$" and raw[i + 1:i + 2] in _SPECIAL:  # "$$(x)": the process id, then (x)
+            out.append(raw[i:i + 2])
+            dynamic = True
             i += 2
             continue
         if c == "$" and raw[i + 1:i + 2] == "(":
@@ -113,8 +120,9 @@ def _double_quoted(raw: str, i: int) -> tuple[int, str, bool]:
 
 def _substitution_end(raw: str, i: int) -> int:
     """Where the `$( )` whose text starts at i ends (after its `)`), skipping nested
-    parentheses and quotes; the end of `raw` when nothing closes it."""
-    depth, quote = 1, ""
+    parentheses, quotes and comments (`$(: #)` does not end at that `)`); the end of
+    `raw` when nothing closes it."""
+    depth, quote, start = 1, "", i
     while i < len(raw):
         c = raw[i]
         if c == "\\" and quote != "'":
@@ -124,6 +132,10 @@ def _substitution_end(raw: str, i: int) -> int:
             quote = "" if c == quote else quote
         elif c in "'\"":
             quote = c
+        elif c == "#" and (i == start or raw[i - 1] in " \t\n;|&()"):
+            i = raw.find("\n", i)  # a comment, to the end of its line
+            if i < 0:
+                return len(raw)
         elif c == "(":
             depth += 1
         elif c == ")":
@@ -136,25 +148,27 @@ def _substitution_end(raw: str, i: int) -> int:
 
 def substitutions_in(raw: str) -> list[tuple[int, int]]:
     """Where the command and process substitutions of one word's source text start and
-    end (the outermost ones; `$((` is arithmetic): bash runs each, whatever a parser made
-    of the word. Single quotes and backslashes hide them; double quotes do not."""
+    end (the outermost ones): bash runs each, whatever a parser made of the word. Single
+    quotes and backslashes hide them; double quotes do not."""
     spans: list[tuple[int, int]] = []
     i, n, quoted = 0, len(raw), False
     while i < n:
         c = raw[i]
-        if c == "\\":
-            i += 2
+        if c == "\\" or c == "$" and raw[i + 1:i + 2] in _SPECIAL:
+            i += 2  # an escaped character; $$ $# $1...
         elif c == "'" and not quoted:
             end = raw.find("'", i + 1)
             i = n if end < 0 else end + 1
+        elif raw.startswith("$'", i) and not quoted:  # $'...': \' does not end it
+            closing = _ANSI_C_END.match(raw, i + 2)
+            i = closing.end() if closing else n
         elif c == "`":
             end = _backquote_end(raw, i + 1)
             spans.append((i, end))
             i = end
         elif c in "$<>" and raw.startswith("(", i + 1) and (c == "$" or not quoted):
-            if raw.startswith("$((", i):
-                i += 3  # arithmetic: what it holds is read where it is read
-                continue
+            # `$((` left in a word is a substitution holding a subshell, `$((cmd) )`: the
+            # parser's arithmetic is rewritten before it reads (preparse)
             end = _substitution_end(raw, i + 2)
             spans.append((i, end))
             i = end
@@ -162,6 +176,9 @@ def substitutions_in(raw: str) -> list[tuple[int, int]]:
             quoted ^= c == '"'
             i += 1
     return spans
+
+
+_ANSI_C_END = re.compile(r"(?:[^\\']|\\.)*'", re.S)
 
 
 def _backquote_end(raw: str, i: int) -> int:
