@@ -53,6 +53,16 @@ PARSER = [
     A("echo ''\"$\\\n(id)\"''", "", Why.UNKNOWN, RUNS),
     A("echo $(: #)\nrm -r y)", "rm -r y", Why.WRITES),
     A("for i in $(: # '\nid); do :; done", "", Why.UNKNOWN, RUNS),
+    # bashlex ends a word or a substitution elsewhere than bash (red team, third round):
+    # a here-document body line `)`, a `#` inside a word in $( ), a quoted `}` in ${ }.
+    A("echo $(cat <<EOF\n)\nEOF\nrm -r y\n)", "rm -r y", Why.WRITES),
+    A("echo \"$(cat <<EOF\n)\nEOF\nrm -r y\n)\"", "rm -r y", Why.WRITES),
+    A("cat <(cat <<EOF\n)\nEOF\nid\n)", "", Why.UNKNOWN, RUNS),
+    A("x=$(cat <<EOF\n)\nEOF\nrm -r y\n)", "rm -r y", Why.WRITES),
+    A("echo $(echo a#b)\nrm -r y\n)", "read past its end", Why.UNKNOWN, RUNS),
+    A("x=$(echo $#)\nrm -r y\n)", "read past its end", Why.UNKNOWN, RUNS),
+    A("echo $(echo ${x:-'}'})\nrm -r y\n# ')", "read past its end", Why.UNKNOWN, RUNS),
+    A("echo $(echo \\ #)\nrm -r y\n)", "read past its end", Why.UNKNOWN, RUNS),
     # the same, plain (read without the parser)
     A("echo 'a'$(rm -r y)'b'", "rm -r y", Why.WRITES),
     A("echo x | grep '^'`rm -r y`'$'", "rm -r y", Why.WRITES),

@@ -116,6 +116,10 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda a: f"( {a} )", inner),
         st.builds(lambda a, b: f'{a} "$({b})"', st.sampled_from(NAMES), inner),
         st.builds(lambda a, b: f"{a} `{b}`", st.sampled_from(NAMES), simple()),
+        # where bashlex ends a substitution or its word elsewhere than bash
+        st.builds(lambda a, b: f"{a} $({a} <<EOF\n)\nEOF\n{b}\n)", st.sampled_from(NAMES),
+                  simple()),
+        st.builds(lambda a, b: f"{a} $({a} x#y)\n{b}\n)", st.sampled_from(NAMES), simple()),
         # between single-quoted parts (bashlex reads 'x'...'y' as one quoted string)
         st.builds(lambda a, b: f"{a} 'x'$({b})'y'", st.sampled_from(NAMES), inner),
         st.builds(lambda a, b: f"{a} 'x'`{b}`\"'y'\"", st.sampled_from(NAMES), simple()),

@@ -12,7 +12,7 @@ from saikish.engine.bash.braces import target_of
 from saikish.engine.bash.cwd import _Cwd
 from saikish.engine.bash.facts import Target
 from saikish.engine.bash.heredocs import backquoted, substitutions
-from saikish.engine.bash.words import substitutions_in, unquote
+from saikish.engine.bash.words import ends_early, substitutions_in, unquote
 from saikish.engine.commands.grammar import Word
 
 
@@ -82,6 +82,8 @@ def _unseen(walker: _Walker, node: Any, src: str, depth: int, via: tuple[str, ..
     """Substitutions in the word's text that bashlex's tree lacks: it reads `'a'$(x)'b'`
     as one quoted string, and bash runs x. Each is read here, and the call is opaque."""
     start, text = node.pos[0], src[node.pos[0]:node.pos[1]]
+    if ends_early(text):  # bashlex read past a `#` in $( ) or a quoted `}` in ${ }
+        walker.opaque.append("a word the shell parser read past its end")
     spans = substitutions_in(text)
     if "\\\n" in text and substitutions_in(text.replace("\\\n", "")):
         # bash joins the lines first (`$\⏎(cmd)` is `$(cmd)`); bashlex's positions then
@@ -92,12 +94,13 @@ def _unseen(walker: _Walker, node: Any, src: str, depth: int, via: tuple[str, ..
     if not spans:
         return
     parts = list(_substitution_parts(node))
-    # Seen only where bashlex's substitution starts where bash's does and ends there too
-    # (its end stops short of blanks before the `)`: `$( date )`).
-    ends = {part.pos[0] - start: part.pos[1] - start for part in parts
+    # Seen only where bashlex's substitution starts where bash's does and what it read
+    # ends there too (its own end stops short of blanks before the `)`, `$( date )`, and
+    # of a here-document's body: the furthest node inside it says how far it read).
+    ends = {part.pos[0] - start: _reach(part) - start for part in parts
             if part.kind != "parameter"}
     for begin, end in spans:
-        if begin in ends and ends[begin] <= end and not text[ends[begin] - 1:end - 1].strip():
+        if begin in ends and ends[begin] <= end and not text[ends[begin]:end - 1].strip():
             continue
         inside = any(p.pos[0] <= start + begin < p.pos[1]  # ${x:-$(cmd)}
                      for p in parts if p.kind == "parameter")
@@ -109,6 +112,20 @@ def _unseen(walker: _Walker, node: Any, src: str, depth: int, via: tuple[str, ..
         with walker.subshell():
             walker.script(Word(backquoted(code) if backquote else code), depth + 1,
                           via + ("$()",), remote)
+
+
+def _reach(node: Any) -> int:
+    """How far into the source bashlex read for `node`: the furthest end of it or of
+    anything inside it (a here-document's body lies past its command's end)."""
+    reach = node.pos[1] if hasattr(node, "pos") else 0
+    for name in ("parts", "list"):
+        for child in getattr(node, name, None) or ():
+            reach = max(reach, _reach(child))
+    for name in ("command", "heredoc", "output"):
+        child = getattr(node, name, None)
+        if child is not None and hasattr(child, "kind"):
+            reach = max(reach, _reach(child))
+    return reach
 
 
 def _substitution_parts(node: Any) -> Iterator[Any]:

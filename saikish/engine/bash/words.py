@@ -120,29 +120,121 @@ def _double_quoted(raw: str, i: int) -> tuple[int, str, bool]:
 
 def _substitution_end(raw: str, i: int) -> int:
     """Where the `$( )` whose text starts at i ends (after its `)`), skipping nested
-    parentheses, quotes and comments (`$(: #)` does not end at that `)`); the end of
-    `raw` when nothing closes it."""
-    depth, quote, start = 1, "", i
+    parentheses, quotes, comments (`$(: #)` does not end at that `)`) and here-document
+    bodies (nor does `$(cat <<E` with a body line `)`); the end of `raw` when nothing
+    closes it, or when a here-document's delimiter is not one read here."""
+    depth, quote, boundary = 1, "", True  # boundary: a word may start here (a comment)
+    pending: list[tuple[str, bool]] = []  # here-documents whose bodies start next line
     while i < len(raw):
         c = raw[i]
         if c == "\\" and quote != "'":
-            i += 2
+            i, boundary = i + 2, False
             continue
         if quote:
             quote = "" if c == quote else quote
         elif c in "'\"":
             quote = c
-        elif c == "#" and (i == start or raw[i - 1] in " \t\n;|&()"):
+        elif c == "#" and boundary:
             i = raw.find("\n", i)  # a comment, to the end of its line
             if i < 0:
                 return len(raw)
+            continue
+        elif c == "\n" and pending:
+            i = _after_bodies(raw, i + 1, pending)
+            if i < 0:
+                return len(raw)
+            pending, boundary = [], True
+            continue
+        elif raw.startswith("<<", i) and not raw.startswith("<<<", i):
+            heredoc = _HEREDOC.match(raw, i)
+            if heredoc is None:
+                return len(raw)
+            pending.append((next(d for d in heredoc.group(2, 3, 4) if d is not None),
+                            heredoc.group(1) == "-"))
+            i, boundary = heredoc.end(), False
+            continue
         elif c == "(":
             depth += 1
         elif c == ")":
             depth -= 1
             if depth == 0:
                 return i + 1
+        boundary = not quote and c in " \t\n;|&()<>"
         i += 1
+    return len(raw)
+
+
+# `<<EOF`, `<<-'EOF'`, `<< "EOF"`: a delimiter spelled another way (E"O"F) is not read.
+_HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\\\n$`]*)\"|"
+                      r"([A-Za-z0-9_.,:+/=@%^~-]+))(?=[ \t\n;&|()<>]|$)")
+
+
+def _after_bodies(raw: str, i: int, pending: list[tuple[str, bool]]) -> int:
+    """Where the here-document bodies starting at i end (after each delimiter line);
+    -1 when one has no delimiter line."""
+    for delimiter, dash in pending:
+        while True:
+            end = raw.find("\n", i)
+            line = raw[i:] if end < 0 else raw[i:end]
+            if (line.lstrip("\t") if dash else line) == delimiter:
+                i = len(raw) if end < 0 else end + 1
+                break
+            if end < 0:
+                return -1
+            i = end + 1
+    return i
+
+
+def ends_early(raw: str) -> bool:
+    """True when bash ends the word whose source text a parser gave as `raw` before its
+    end: an unquoted blank, newline or operator character outside quotes, substitutions
+    and `${...}`. What the parser read past that point bash runs as commands."""
+    spans = dict(substitutions_in(raw))
+    i, n, quoted = 0, len(raw), False
+    while i < n:
+        c = raw[i]
+        if i in spans:
+            i = spans[i]
+        elif c == "\\":
+            i += 2
+        elif c == "'" and not quoted:
+            end = raw.find("'", i + 1)
+            i = n if end < 0 else end + 1
+        elif raw.startswith("$'", i) and not quoted:
+            closing = _ANSI_C_END.match(raw, i + 2)
+            i = closing.end() if closing else n
+        elif raw.startswith("${", i):
+            i = _parameter_end(raw, i + 2)
+        elif not quoted and c in " \t\n;&|()<>":
+            return True
+        else:
+            quoted ^= c == '"'
+            i += 1
+    return False
+
+
+def _parameter_end(raw: str, i: int) -> int:
+    """Where the `${` whose text starts at i ends (after its `}`): quotes inside it quote
+    (`${x:-'}'}`), and so do nested expansions and substitutions."""
+    depth = 1
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\":
+            i += 2
+        elif c in "'\"":
+            end = raw.find(c, i + 1)
+            i = len(raw) if end < 0 else end + 1
+        elif raw.startswith("$(", i):
+            i = _substitution_end(raw, i + 2)
+        elif raw.startswith("${", i):
+            depth, i = depth + 1, i + 2
+        elif c == "}":
+            depth -= 1
+            i += 1
+            if depth == 0:
+                return i
+        else:
+            i += 1
     return len(raw)
 
 
