@@ -21,6 +21,7 @@ from typing import Any
 
 from saikish.claude_names import CLAUDE_ALIASES, CLAUDE_ONLY_TOOLS, claude_path
 from saikish.errors import RuleError
+from saikish.records import quick
 
 BASH = "bash"
 # Arguments whose values are file paths: normalised against the workspace.
@@ -31,6 +32,7 @@ _MCP_SERVER = re.compile(r"mcp__(?:(?!__)[A-Za-z0-9_-])+")
 _ARGUMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 
 
+@quick
 @dataclass(frozen=True)
 class Rule:
     """One allow or deny rule and where it came from."""

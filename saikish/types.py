@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from saikish.records import quick
 from saikish.rules import Rule, parse_rule, rule_texts
 
 
@@ -170,6 +171,7 @@ class Tier(enum.Enum):
     REJECTED = "rejected"  # never runs (escalation, deny rules, invalid, a mode's refusal)
 
 
+@quick
 @dataclass(frozen=True)
 class ToolCall:
     """One call the model asked for. `arguments` is the parsed JSON object."""
@@ -215,6 +217,7 @@ class ToolResult:
 UNJUDGED = "nothing says the sandbox contains it"
 
 
+@quick
 @dataclass(frozen=True)
 class CommandCheck:
     """One simple command of a bash call, as the policy judged it."""
@@ -259,6 +262,7 @@ class CommandCheck:
         return " ".join(self.argv)
 
 
+@quick
 @dataclass(frozen=True)
 class Assessment:
     """The policy's answer for one call: verdict, why, and what 'always' would add."""

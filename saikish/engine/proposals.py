@@ -24,6 +24,7 @@ from saikish.engine.commands.risk import Classification
 from saikish.engine.context import READ_TOOL, WRITE_TOOL, Context
 from saikish.engine.permits import names_remote, rule_covers
 from saikish.errors import RuleError
+from saikish.records import quick
 from saikish.rules import (
     _GLOBBY,
     BASH,
@@ -41,6 +42,7 @@ _RUNS_OPERAND = frozenset({"cmd", "script", "remote"})
 _BUILDS_AND_RUNS = frozenset({("go", "run"), ("cargo", "run")})
 
 
+@quick
 @dataclass(frozen=True)
 class Found:
     """One simple command of the call, what it is, and the command carrying it to another
@@ -51,6 +53,7 @@ class Found:
     carrier: SimpleCommand | None = None
 
 
+@quick
 @dataclass(frozen=True)
 class Checked:
     """One check of a call, the index of its command, and the file it is about, if any."""

@@ -15,9 +15,14 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "saikish"
 ENGINE = PACKAGE / "engine"
 # What an engine module may import from saikish: itself and the shared vocabulary (the
-# rules are part of it: every floor passes Rule values).
+# rules are part of it: every floor passes Rule values), and the records helper (a leaf:
+# it imports nothing of saikish's, tested below).
 ALLOWED = ("saikish.engine", "saikish.types", "saikish.errors", "saikish.rules",
-           "saikish.claude_names")
+           "saikish.claude_names", "saikish.records")
+
+
+def test_the_records_helper_imports_nothing_of_saikish() -> None:
+    assert saikish_imports(PACKAGE / "records.py") == []
 
 
 def saikish_imports(path: Path) -> list[tuple[int, str]]:

@@ -7,8 +7,10 @@ import os
 from dataclasses import dataclass
 
 from saikish.engine.commands.grammar import Parse
+from saikish.records import quick
 
 
+@quick
 @dataclass(frozen=True)
 class Target:
     """A file a command writes or reads."""
@@ -24,6 +26,7 @@ class Target:
     append: bool = False
 
 
+@quick
 @dataclass(frozen=True)
 class SimpleCommand:
     """One command bash will run, as the words it will see."""
@@ -76,6 +79,7 @@ class SimpleCommand:
         return self.stdin == "pipe"
 
 
+@quick
 @dataclass(frozen=True)
 class ShellAnalysis:
     """Every simple command found, and why the analysis may be incomplete."""

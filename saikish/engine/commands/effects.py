@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from saikish.engine.commands.catalogue import Effect, Entry, Option, Role
 from saikish.engine.commands.parsed import STDIN_NAMES, Finding, Inner, Word, word_flags
+from saikish.records import quick
 from saikish.types import ReasonKind, Risk
 
 STOP = -1  # an effect's answer: the rest of the words are not this command's
@@ -75,6 +76,7 @@ class Walk:
                               f"code", hard=True, kind=ReasonKind.EXEC))
 
 
+@quick
 @dataclass(frozen=True)
 class Use:
     """One use of an option: where it stands, its values and the words they span."""

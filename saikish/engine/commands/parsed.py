@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from saikish.engine.commands.catalogue import TERMINAL_ROLES, Role
+from saikish.records import quick
 from saikish.types import ReasonKind, Risk
 
 _GLOB_CHARS = "*?[{"
@@ -22,6 +23,7 @@ STDIN_NAMES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 RUN_TIME_TILDE = re.compile(r"~(?:[-+0-9=]|[^/]*:)")
 
 
+@quick
 @dataclass(frozen=True)
 class Word:
     """One shell word after quote removal."""
@@ -52,6 +54,7 @@ class Word:
         return fixed == "" or fixed.startswith("-")
 
 
+@quick
 @dataclass(frozen=True)
 class Finding:
     """Something in the command that raises its risk, and why."""
@@ -72,6 +75,7 @@ class Finding:
         return self.kind or ReasonKind.of(self.risk)
 
 
+@quick
 @dataclass(frozen=True)
 class Inner:
     """A command this one runs: words[start:end], or a script's text."""
@@ -87,6 +91,7 @@ class Inner:
     module: bool = False
 
 
+@quick
 @dataclass(frozen=True)
 class Parse:
     """What the grammar found in one simple command."""

@@ -17,6 +17,7 @@ from saikish.engine.commands.checks import run_checks
 from saikish.engine.commands.checks.git_push import implied_options
 from saikish.engine.commands.environment import secret_findings
 from saikish.engine.commands.parsed import Finding, Parse
+from saikish.records import quick
 from saikish.rules import in_git_dir, workspace_relative
 from saikish.types import Autonomy, Level, ReasonKind, Risk
 
@@ -26,6 +27,7 @@ R, B, W, D, U = Risk.READ_ONLY, Risk.BUILD_TEST, Risk.WRITE, Risk.DESTRUCTIVE, R
 TRUSTED_DIRS = frozenset({"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"})
 
 
+@quick
 @dataclass(frozen=True)
 class Classification:
     """A command's risk, why a prefix rule cannot cover it, and what a rule must name."""
