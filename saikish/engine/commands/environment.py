@@ -30,7 +30,7 @@ def printed(command: SimpleCommand) -> tuple[str, ...]:
     """The variables a command hands to its output (or anywhere): names, ALL for every one."""
     names = list(command.parse.env_printed if command.parse else ())
     for word in command.argv[1:]:
-        for indirect, name in _EXPANSION.findall(word):
+        for indirect, name in _EXPANSION.findall(word) if "$" in word else ():
             names.append(ALL if indirect else name)  # ${!x}: whichever x names
     return tuple(dict.fromkeys(names))
 
