@@ -82,7 +82,7 @@ def test_the_layers_have_no_import_circles() -> None:
 # docs/architecture.md: each floor imports only the floors below it (or its own).
 FLOORS = (
     ("types", "errors", "events", "cost", "inert", "view", "vocabulary", "rules",
-     "claude_names"),  # the vocabulary (rules: the allowlist's language)
+     "claude_names", "records"),  # the vocabulary (rules: the allowlist's language)
     ("engine",),  # pure decisions
     ("store",),  # what is kept on disk
     ("config", "tools", "hooks", "mcp", "checkpoints", "models", "context", "sessions"),
