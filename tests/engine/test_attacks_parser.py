@@ -63,6 +63,9 @@ PARSER = [
     A("x=$(echo $#)\nrm -r y\n)", "read past its end", Why.UNKNOWN, RUNS),
     A("echo $(echo ${x:-'}'})\nrm -r y\n# ')", "read past its end", Why.UNKNOWN, RUNS),
     A("echo $(echo \\ #)\nrm -r y\n)", "read past its end", Why.UNKNOWN, RUNS),
+    # a quoted here-document inside "$( )" is read as one (agents' commit messages)
+    A("echo \"$(cat <<'EOF'\n)\nEOF\nrm -r y\n)\"", "rm -r y", Why.WRITES),
+    A("echo \"$(cat <<'EOF' | sh\nrm -r y\nEOF\n)\"", "sh", Why.EXEC, RUNS),
     # the same, plain (read without the parser)
     A("echo 'a'$(rm -r y)'b'", "rm -r y", Why.WRITES),
     A("echo x | grep '^'`rm -r y`'$'", "rm -r y", Why.WRITES),

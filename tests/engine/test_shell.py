@@ -289,6 +289,15 @@ def test_the_plain_path_finds_the_commands_the_parser_finds(text: str) -> None:
             [getattr(c, attribute) for c in seen], (text, attribute)
 
 
+def test_a_quoted_here_document_inside_a_double_quoted_substitution_is_read() -> None:
+    # The commit form of many agents: the command is seen, the body is data (cat's).
+    found = analyse("git commit -m \"$(cat <<'EOF'\nfix: a (b)\n\nsudo is text)\nEOF\n)\"")
+    assert [c.argv[:3] for c in found.commands] == [("cat",), ("git", "commit", "-m")]
+    assert not found.opaque and found.rewritten == ("a quoted here-document",)
+    commit = "git commit -m \"$(cat <<'EOF'\nx\nEOF\n)\""
+    assert decide(ToolCall("1", "bash", {"command": commit}), CONTEXT).verdict is Verdict.ASK
+
+
 @pytest.mark.parametrize(("raw", "value", "ansi_c"), [
     ('$$"x"', '$$x', False), ("$?'y'", "$?y", False), ('$"x"', '$x', True),
     ("$'\\n'", "$\\n", True),

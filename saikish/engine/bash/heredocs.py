@@ -33,7 +33,8 @@ def _cut_heredocs(text: str, heredocs: dict[str, tuple[str, bool]], first: int) 
         out.append(new_line)
         pending.extend(found)
         i += 1
-        while pending and not quote:  # a body starts on the line after its command line
+        # A body starts on the line after its command line (also inside "$( )").
+        while pending and quote[-1:] in ("", "("):
             delimiter, strip, placeholder = pending.pop(0)
             body: list[str] = []
             while i < len(lines) and (lines[i].lstrip("\t") if strip else lines[i]) != delimiter:
@@ -52,19 +53,34 @@ def _cut_heredocs(text: str, heredocs: dict[str, tuple[str, bool]], first: int) 
 
 def _heredoc_ops(line: str, counter: int,
                  quote: str) -> tuple[str, list[tuple[str, bool, str]], str]:
-    """Find `<<` operators outside quotes on one line; rewrite the quoted ones."""
+    """Find `<<` operators outside quotes on one line; rewrite the quoted ones.
+
+    `quote` is the stack of what the text is inside, innermost last: `'`, `"`, `$` (a
+    `$'...'`), or `(` (a `$( )` inside double quotes, where quoting starts afresh: the
+    `git commit -m "$(cat <<'EOF'` of many agents)."""
     found: list[tuple[str, bool, str]] = []
     out: list[str] = []
     i = 0
     while i < len(line):
         c = line[i]
-        if quote:
-            if c == "\\" and quote != "'":
+        top = quote[-1:]
+        if top in ("'", '"', "$"):
+            if c == "\\" and top != "'":
                 out.append(line[i:i + 2])
                 i += 2
                 continue
-            if c == quote[-1]:
-                quote = ""
+            if top == '"' and line.startswith("$(", i) and not line.startswith("$((", i):
+                quote += "("
+                out.append("$(")
+                i += 2
+                continue
+            if c == ("'" if top == "$" else top):
+                quote = quote[:-1]
+            out.append(c)
+            i += 1
+            continue
+        if top == "(" and c in "()":  # inside "$( )": its parentheses, then its end
+            quote = quote + "(" if c == "(" else quote[:-1]
             out.append(c)
             i += 1
             continue
@@ -73,12 +89,12 @@ def _heredoc_ops(line: str, counter: int,
             i += 2
             continue
         if c == "$" and line.startswith("$'", i):
-            quote = "$'"
+            quote += "$"
             out.append("$'")
             i += 2
             continue
         if c in "'\"":
-            quote = c
+            quote += c
         elif c == "#" and (i == 0 or line[i - 1] in " \t;&|("):
             out.append(line[i:])
             break
