@@ -63,6 +63,16 @@ PARSER = [
     A("x=$(echo $#)\nrm -r y\n)", "read past its end", Why.UNKNOWN, RUNS),
     A("echo $(echo ${x:-'}'})\nrm -r y\n# ')", "read past its end", Why.UNKNOWN, RUNS),
     A("echo $(echo \\ #)\nrm -r y\n)", "read past its end", Why.UNKNOWN, RUNS),
+    # Inside $( ), bash may end a here-document at a line that only starts with its
+    # delimiter and run the rest of that line (red team, fourth round).
+    A("echo $(cat <<E\nE rm -r y)'\nE\n)\\'", "cannot read", Why.UNKNOWN, RUNS),
+    A("echo $(cat <<E\nE rm -r y)\nE\n)", "cannot read", Why.UNKNOWN, RUNS),
+    A("echo $(cat <<E\nE cat ~/.ssh/id_rsa)'\nE\n)\\'", "cannot read", Why.UNKNOWN, RUNS),
+    A("echo \"$(cat <<E\nE id)\"\"\nE\n)\"", "cannot read", Why.UNKNOWN, RUNS),
+    A("x=$(cat <<E\nE id)'\nE\n)\\'", "cannot read", Why.UNKNOWN, RUNS),
+    A("cat <(cat <<E\nE id)'\nE\n)\\'", "cannot read", Why.UNKNOWN, RUNS),
+    A("echo $(cat <<-E\n\tE id)'\n\tE\n)\\'", "cannot read", Why.UNKNOWN, RUNS),
+    A("echo $(cat <<E <<F\nE\nF id)'\nF\n)\\'", "cannot read", Why.UNKNOWN, RUNS),
     # a quoted here-document inside "$( )" is read as one (agents' commit messages)
     A("echo \"$(cat <<'EOF'\n)\nEOF\nrm -r y\n)\"", "rm -r y", Why.WRITES),
     A("echo \"$(cat <<'EOF' | sh\nrm -r y\nEOF\n)\"", "sh", Why.EXEC, RUNS),

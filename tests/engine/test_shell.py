@@ -353,3 +353,8 @@ def test_names_bash_may_evaluate_as_arithmetic(text: str, names: set[str]) -> No
     from saikish.engine.bash.shell import arithmetic_names
 
     assert arithmetic_names(text) == names
+
+
+def test_a_here_string_inside_a_substitution_is_no_here_document() -> None:
+    found = analyse('diff <(fold -w1 <<< "$s") <(fold -w1 <<< "$r")')
+    assert not found.opaque and [c.argv[0] for c in found.commands][:2] == ["fold", "fold"]

@@ -93,6 +93,8 @@ def _unseen(walker: _Walker, node: Any, src: str, depth: int, via: tuple[str, ..
         spans = substitutions_in(text)
     if not spans:
         return
+    if any(end > len(text) for _, end in spans):  # a here-document not read for sure
+        walker.opaque.append("a here-document inside a substitution saikish cannot read")
     parts = list(_substitution_parts(node))
     # Seen only where bashlex's substitution starts where bash's does and what it read
     # ends there too (its own end stops short of blanks before the `)`, `$( date )`, and

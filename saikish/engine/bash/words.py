@@ -122,7 +122,9 @@ def _substitution_end(raw: str, i: int) -> int:
     """Where the `$( )` whose text starts at i ends (after its `)`), skipping nested
     parentheses, quotes, comments (`$(: #)` does not end at that `)`) and here-document
     bodies (nor does `$(cat <<E` with a body line `)`); the end of `raw` when nothing
-    closes it, or when a here-document's delimiter is not one read here."""
+    closes it. UNSURE (past the end) when a here-document is not read here for sure: a
+    delimiter spelled otherwise, no delimiter line, or a body line that only starts with
+    the delimiter (inside `$( )` bash may end the body there and run the rest)."""
     depth, quote, boundary = 1, "", True  # boundary: a word may start here (a comment)
     pending: list[tuple[str, bool]] = []  # here-documents whose bodies start next line
     while i < len(raw):
@@ -142,13 +144,16 @@ def _substitution_end(raw: str, i: int) -> int:
         elif c == "\n" and pending:
             i = _after_bodies(raw, i + 1, pending)
             if i < 0:
-                return len(raw)
+                return len(raw) + UNSURE
             pending, boundary = [], True
             continue
-        elif raw.startswith("<<", i) and not raw.startswith("<<<", i):
+        elif raw.startswith("<<<", i):  # a here-string
+            i, boundary = i + 3, False
+            continue
+        elif raw.startswith("<<", i):
             heredoc = _HEREDOC.match(raw, i)
             if heredoc is None:
-                return len(raw)
+                return len(raw) + UNSURE
             pending.append((next(d for d in heredoc.group(2, 3, 4) if d is not None),
                             heredoc.group(1) == "-"))
             i, boundary = heredoc.end(), False
@@ -159,11 +164,14 @@ def _substitution_end(raw: str, i: int) -> int:
             depth -= 1
             if depth == 0:
                 return i + 1
-        boundary = not quote and c in " \t\n;|&()<>"
+        boundary = not quote and c in " \t\n;|&(<>"  # not `)`: `$(x)#y` is one word
         i += 1
-    return len(raw)
+    return len(raw) + UNSURE if pending else len(raw)
 
 
+# How far past the text's end `_substitution_end` says a substitution ends when it cannot
+# be sure where (`substitutions_in` passes it on: the walker makes the call opaque).
+UNSURE = 1
 # `<<EOF`, `<<-'EOF'`, `<< "EOF"`: a delimiter spelled another way (E"O"F) is not read.
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\\\n$`]*)\"|"
                       r"([A-Za-z0-9_.,:+/=@%^~-]+))(?=[ \t\n;&|()<>]|$)")
@@ -171,15 +179,16 @@ _HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\\\n$`]*)\"|"
 
 def _after_bodies(raw: str, i: int, pending: list[tuple[str, bool]]) -> int:
     """Where the here-document bodies starting at i end (after each delimiter line);
-    -1 when one has no delimiter line."""
+    -1 when one has no delimiter line, or a line only starts with the delimiter."""
     for delimiter, dash in pending:
         while True:
             end = raw.find("\n", i)
             line = raw[i:] if end < 0 else raw[i:end]
-            if (line.lstrip("\t") if dash else line) == delimiter:
+            line = line.lstrip("\t") if dash else line
+            if line == delimiter:
                 i = len(raw) if end < 0 else end + 1
                 break
-            if end < 0:
+            if end < 0 or line.startswith(delimiter):
                 return -1
             i = end + 1
     return i
