@@ -73,6 +73,12 @@ PARSER = [
     A("cat <(cat <<E\nE id)'\nE\n)\\'", "cannot read", Why.UNKNOWN, RUNS),
     A("echo $(cat <<-E\n\tE id)'\n\tE\n)\\'", "cannot read", Why.UNKNOWN, RUNS),
     A("echo $(cat <<E <<F\nE\nF id)'\nF\n)\\'", "cannot read", Why.UNKNOWN, RUNS),
+    # ...also where a `<<` in ${ } or a $'\'' would mislead the scan: bashlex's own
+    # here-document body is looked at (red team, fifth round).
+    A("echo $(: ${x:-<<F }; cat <<E\nE rm -r y)'\nF\nE\n)\\'", "cannot read", Why.UNKNOWN,
+      RUNS),
+    A("y=$(x=$'\\'' cat <<E\nE sudo id)'\nE\n)\\'; ls", "sudo", Why.ESCALATION, RUNS),
+    A("y=$(x=$'\\'' cat <<E\nE id)'\nE\n)\\'; ls", "cannot read", Why.UNKNOWN, RUNS),
     # a quoted here-document inside "$( )" is read as one (agents' commit messages)
     A("echo \"$(cat <<'EOF'\n)\nEOF\nrm -r y\n)\"", "rm -r y", Why.WRITES),
     A("echo \"$(cat <<'EOF' | sh\nrm -r y\nEOF\n)\"", "sh", Why.EXEC, RUNS),

@@ -139,6 +139,41 @@ def _substitution_parts(node: Any) -> Iterator[Any]:
             yield from _substitution_parts(part)
 
 
+def heredoc_may_end_early(node: Any, src: str) -> bool:
+    """True when a here-document (of the parser's) has a body line that only starts with
+    its delimiter: inside `$( )` bash may end the body there and run the rest of the
+    line (`E cmd)`), which the parser reads as body text."""
+    heredoc = getattr(node, "heredoc", None)
+    if node.type not in ("<<", "<<-") or heredoc is None or not hasattr(node.output, "pos"):
+        return False
+    delimiter = unquote(src[node.output.pos[0]:node.output.pos[1]]).value
+    lines = [line.lstrip("\t") if node.type == "<<-" else line
+             for line in heredoc.value.split("\n")]
+    if lines and lines[-1] == delimiter:
+        lines.pop()  # the delimiter line itself
+    return any(line.startswith(delimiter) for line in lines)
+
+
+def command_redirection(walker: _Walker, node: Any, src: str, depth: int,
+                        via: tuple[str, ...], remote: bool, feeds: list[tuple[str, Word]],
+                        writes: list[Target], reads: list[Target]) -> None:
+    """One redirection of a simple command: what it feeds, writes and reads."""
+    if "$()" in via and heredoc_may_end_early(node, src):
+        walker.opaque.append("a here-document in a substitution whose end bash may read "
+                             "elsewhere")
+    feed = stdin_feed(walker, node, src)
+    if feed is not None:
+        feeds.append(feed)
+    redirection(walker, node, src, depth, via, remote, writes, reads)
+
+
+def static_feed(feeds: list[tuple[str, Word]] | None) -> str | None:
+    """The text the last here-document or here-string gives stdin, when it is static."""
+    if not feeds or feeds[-1][0] not in ("heredoc", "herestring") or not feeds[-1][1].literal:
+        return None
+    return feeds[-1][1].value
+
+
 def stdin_feed(walker: _Walker, node: Any, src: str) -> tuple[str, Word] | None:
     """What a `<<`, `<<<` or `<` redirection feeds to the command's stdin."""
     if node.type in ("<<", "<<-"):

@@ -18,11 +18,12 @@ from saikish.engine.bash.hijack import is_hijack_var
 from saikish.engine.bash.plain import Script, Segment, _plain_segments
 from saikish.engine.bash.preparse import Preparsed, preparse
 from saikish.engine.bash.redirects import (
+    command_redirection,
     heredoc_write,
     nested,
     plain_redirection,
     redirection,
-    stdin_feed,
+    static_feed,
 )
 from saikish.engine.bash.words import CATALOGUE, XARGS_INPUT, mentions_escalation, unquote
 from saikish.engine.commands.grammar import Finding, Parse, Word, parse
@@ -306,10 +307,8 @@ class _Walker:
                 nested(self, part, src, depth, via, remote)
                 words += words_of(src[part.pos[0]:part.pos[1]], self.opaque)
             elif part.kind == "redirect":
-                feed = stdin_feed(self, part, src)
-                if feed is not None:
-                    feeds.append(feed)
-                redirection(self, part, src, depth, via, remote, writes, redirect_reads)
+                command_redirection(self, part, src, depth, via, remote, feeds, writes,
+                                    redirect_reads)
             else:
                 self.opaque.append(f"it uses a shell construct saikish cannot read ({part.kind})")
         if feeds:
@@ -378,7 +377,7 @@ class _Walker:
             command = SimpleCommand(
                 argv[:found.end] if own else argv, own_writes, hijack, False, open_ended, via,
                 stdin, bool(runs), found, reads, outer=outer, offset=offset, remote=remote,
-                feed=_static_feed(feeds))
+                feed=static_feed(feeds))
             self.commands.append(command)
             self.inner(found, words, command, depth)
         if self.moves != moves:  # `builtin cd ~`, `eval 'cd ~'`: the move is the shell's own
@@ -443,13 +442,6 @@ class _Walker:
         else:
             self.cwd.path = None
         self.moved_to = self.cwd.path
-
-def _static_feed(feeds: list[tuple[str, Word]] | None) -> str | None:
-    """The text the last here-document or here-string gives stdin, when it is static."""
-    if not feeds or feeds[-1][0] not in ("heredoc", "herestring") or not feeds[-1][1].literal:
-        return None
-    return feeds[-1][1].value
-
 
 def _is_subshell(node: Any) -> bool:
     first = (getattr(node, "list", None) or [None])[0]

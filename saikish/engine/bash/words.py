@@ -134,6 +134,9 @@ def _substitution_end(raw: str, i: int) -> int:
             continue
         if quote:
             quote = "" if c == quote else quote
+        elif (after := _past_hidden(raw, i)) != i:
+            i, boundary = after, False
+            continue
         elif c in "'\"":
             quote = c
         elif c == "#" and boundary:
@@ -146,9 +149,6 @@ def _substitution_end(raw: str, i: int) -> int:
             if i < 0:
                 return len(raw) + UNSURE
             pending, boundary = [], True
-            continue
-        elif raw.startswith("<<<", i):  # a here-string
-            i, boundary = i + 3, False
             continue
         elif raw.startswith("<<", i):
             heredoc = _HEREDOC.match(raw, i)
@@ -167,6 +167,20 @@ def _substitution_end(raw: str, i: int) -> int:
         boundary = not quote and c in " \t\n;|&(<>"  # not `)`: `$(x)#y` is one word
         i += 1
     return len(raw) + UNSURE if pending else len(raw)
+
+
+def _past_hidden(raw: str, i: int) -> int:
+    """Past what starts at i and holds no here-document, comment or end of the
+    substitution for bash (i itself when nothing does): `$'...'` (where \\' does not end
+    it), `${...}` (`${x:-<<F }`), backquotes, a here-string's `<<<`."""
+    if raw.startswith("$'", i):
+        closing = _ANSI_C_END.match(raw, i + 2)
+        return closing.end() if closing else len(raw)
+    if raw.startswith("${", i):
+        return _parameter_end(raw, i + 2)
+    if raw.startswith("`", i):
+        return _backquote_end(raw, i + 1)
+    return i + 3 if raw.startswith("<<<", i) else i
 
 
 # How far past the text's end `_substitution_end` says a substitution ends when it cannot
