@@ -457,7 +457,10 @@ def test_an_editor_that_fails_or_changes_nothing_never_runs_the_call(
     editor = tmp_path / "editor.sh"
     editor.write_text(f"#!/bin/sh\n{body}\n")
     editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
-    s = start(shell, WRITE, tmp_path, env={"EDITOR": str(editor)})
+    # The message names the editor's full path: wide enough that "back to the box" stays
+    # on one line however long the temporary directory's name grows (pytest-1018/...).
+    s = start(shell, WRITE, tmp_path, env={"EDITOR": str(editor)},
+              size=(len(str(editor)) + 100, 40))
     s.say("go")
     s.box()
     s.press("e")
