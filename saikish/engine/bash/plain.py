@@ -36,17 +36,17 @@ def _substitution(sub: str, backquoted: str) -> str:
 # are the parser's.
 _REDIRECT = (r"(?P<redirect>[0-9]*(?:>>|>\||>(?![&(|>])|<(?![<>&(]))|&>>|&>(?![&(>|]))|"
              r"(?P<copy>[0-9]*[<>]&(?:[0-9]+|-)(?=[ \t|;&]|$))")
+# A double-quoted part of a word, which may hold variables and substitutions.
+_QUOTED_PART = (r'"(?:' + _VARIABLE + "|" + _substitution("dq", "dqb") + r'|[^"\\$`]|' +
+                _ESCAPE + r')*"')
 _PLAIN_TOKEN = re.compile(
     r"[ \t]*(?:" + _REDIRECT + r"|(?P<op>\|\||&&|\|(?!&)|;(?![;&]))|"
-    r"(?P<word>(?:'[^']*'|"
-    r'"(?:' + _VARIABLE + "|" + _substitution("dq", "dqb") + r'|[^"\\$`]|' + _ESCAPE +
-    r')*"|' + _substitution("sub", "bq") + "|" + _VARIABLE + "|" + _ESCAPE +
-    r"""|\{\}|[^ \t'"|;&\\<>(){}$`#])+)|(?P<bad>[^ \t]))""")
+    r"(?P<word>(?:'[^']*'|" + _QUOTED_PART + "|" + _substitution("sub", "bq") + "|" +
+    _VARIABLE + "|" + _ESCAPE + r"""|\{\}|[^ \t'"|;&\\<>(){}$`#])+)|(?P<bad>[^ \t]))""")
 # The substitutions in one word, in order (single-quoted text holds none).
 # (A variable first, as in the words above: `$$(x)` is the process id, then `(x)`.)
 _WORD_PART = re.compile(r"'[^']*'|" + _ESCAPE + "|" + _VARIABLE + "|" +
-                        _substitution("sub", "bq") + r'|"(?:' + _VARIABLE + "|" +
-                        _substitution("dq", "dqb") + r'|[^"\\$`]|' + _ESCAPE + r')*"|.')
+                        _substitution("sub", "bq") + "|" + _QUOTED_PART + "|.")
 _IN_DOUBLE_QUOTES = re.compile(_ESCAPE + "|" + _VARIABLE + "|" + _substitution("sub", "bq") +
                                "|.")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[|\+?=)")

@@ -82,15 +82,17 @@ def _unseen(walker: _Walker, node: Any, src: str, depth: int, via: tuple[str, ..
     """Substitutions in the word's text that bashlex's tree lacks: it reads `'a'$(x)'b'`
     as one quoted string, and bash runs x. Each is read here, and the call is opaque."""
     start, text = node.pos[0], src[node.pos[0]:node.pos[1]]
-    if ends_early(text):  # bashlex read past a `#` in $( ) or a quoted `}` in ${ }
-        walker.opaque.append("a word the shell parser read past its end")
     spans = substitutions_in(text)
-    if "\\\n" in text and substitutions_in(text.replace("\\\n", "")):
-        # bash joins the lines first (`$\⏎(cmd)` is `$(cmd)`); bashlex's positions then
-        # point into the joined text: what runs is read from the joined word, opaque.
-        walker.opaque.append(CONTINUATION)
-        start, text = -1, text.replace("\\\n", "")
-        spans = substitutions_in(text)
+    if ends_early(text, spans):  # bashlex read past a `#` in $( ) or a quoted `}` in ${ }
+        walker.opaque.append("a word the shell parser read past its end")
+    if "\\\n" in text:
+        joined = text.replace("\\\n", "")
+        joined_spans = substitutions_in(joined)
+        if joined_spans:
+            # bash joins the lines first (`$\⏎(cmd)` is `$(cmd)`); bashlex's positions
+            # then point into the joined text: what runs is read from the joined word.
+            walker.opaque.append(CONTINUATION)
+            start, text, spans = -1, joined, joined_spans
     if not spans:
         return
     if any(end > len(text) for _, end in spans):  # a here-document not read for sure

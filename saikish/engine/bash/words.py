@@ -174,8 +174,7 @@ def _past_hidden(raw: str, i: int) -> int:
     substitution for bash (i itself when nothing does): `$'...'` (where \\' does not end
     it), `${...}` (`${x:-<<F }`), backquotes, a here-string's `<<<`."""
     if raw.startswith("$'", i):
-        closing = _ANSI_C_END.match(raw, i + 2)
-        return closing.end() if closing else len(raw)
+        return _past_quote(raw, i, quoted=False)
     if raw.startswith("${", i):
         return _parameter_end(raw, i + 2)
     if raw.startswith("`", i):
@@ -208,24 +207,19 @@ def _after_bodies(raw: str, i: int, pending: list[tuple[str, bool]]) -> int:
     return i
 
 
-def ends_early(raw: str) -> bool:
+def ends_early(raw: str, spans: list[tuple[int, int]]) -> bool:
     """True when bash ends the word whose source text a parser gave as `raw` before its
     end: an unquoted blank, newline or operator character outside quotes, substitutions
-    and `${...}`. What the parser read past that point bash runs as commands."""
-    spans = dict(substitutions_in(raw))
+    (`spans`, from `substitutions_in`) and `${...}`. What the parser read past that point
+    bash runs as commands."""
+    ends = dict(spans)
     i, n, quoted = 0, len(raw), False
     while i < n:
         c = raw[i]
-        if i in spans:
-            i = spans[i]
-        elif c == "\\":
-            i += 2
-        elif c == "'" and not quoted:
-            end = raw.find("'", i + 1)
-            i = n if end < 0 else end + 1
-        elif raw.startswith("$'", i) and not quoted:
-            closing = _ANSI_C_END.match(raw, i + 2)
-            i = closing.end() if closing else n
+        if i in ends:
+            i = ends[i]
+        elif (after := _past_quote(raw, i, quoted)) != i:
+            i = after
         elif raw.startswith("${", i):
             i = _parameter_end(raw, i + 2)
         elif not quoted and c in " \t\n;&|()<>":
@@ -269,14 +263,10 @@ def substitutions_in(raw: str) -> list[tuple[int, int]]:
     i, n, quoted = 0, len(raw), False
     while i < n:
         c = raw[i]
-        if c == "\\" or c == "$" and raw[i + 1:i + 2] in _SPECIAL:
-            i += 2  # an escaped character; $$ $# $1...
-        elif c == "'" and not quoted:
-            end = raw.find("'", i + 1)
-            i = n if end < 0 else end + 1
-        elif raw.startswith("$'", i) and not quoted:  # $'...': \' does not end it
-            closing = _ANSI_C_END.match(raw, i + 2)
-            i = closing.end() if closing else n
+        if c == "$" and raw[i + 1:i + 2] in _SPECIAL:
+            i += 2  # $$ $# $1...
+        elif (after := _past_quote(raw, i, quoted)) != i:
+            i = after
         elif c == "`":
             end = _backquote_end(raw, i + 1)
             spans.append((i, end))
@@ -291,6 +281,22 @@ def substitutions_in(raw: str) -> list[tuple[int, int]]:
             quoted ^= c == '"'
             i += 1
     return spans
+
+
+def _past_quote(raw: str, i: int, quoted: bool) -> int:
+    """Past a backslash escape at i, or (outside double quotes) a `'...'` or a `$'...'`
+    (where \\' does not end it); i itself when none starts there."""
+    if raw.startswith("\\", i):
+        return i + 2
+    if quoted:
+        return i
+    if raw.startswith("'", i):
+        end = raw.find("'", i + 1)
+        return len(raw) if end < 0 else end + 1
+    if raw.startswith("$'", i):
+        closing = _ANSI_C_END.match(raw, i + 2)
+        return closing.end() if closing else len(raw)
+    return i
 
 
 _ANSI_C_END = re.compile(r"(?:[^\\']|\\.)*'", re.S)
