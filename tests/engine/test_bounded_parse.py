@@ -106,3 +106,33 @@ def test_one_threads_runaway_parse_does_not_stop_another_thread() -> None:
         watchdog.run(spin, "x")
     helper.join()
     assert results == ["OK"] * 200
+
+
+def test_a_stopped_parse_leaves_nothing_behind_in_the_interpreter(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Withdrawing a raise (PyThreadState_SetAsyncExc(id, NULL)) leaves CPython 3.11's
+    # "asynchronous exception" signal set with nothing to deliver: every later loop and
+    # call took the interpreter's slow path for good, and a CI run spun for ever inside
+    # hypothesis after a stopped parse. The watchdog lets its raise land inside run().
+    import ctypes
+
+    real = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    raised: list[object] = []
+
+    def spy(thread: object, exception: object) -> object:
+        raised.append(exception)
+        return real(thread, exception)
+
+    monkeypatch.setattr(ctypes.pythonapi, "PyThreadState_SetAsyncExc", spy)
+    for _ in range(3):
+        with pytest.raises(ParserFault, match="did not finish within 0.2 s"):
+            Watchdog(cpu_seconds=0.2).run(spin, "x")
+    assert len(raised) == 3
+    assert all(exception is not None for exception in raised), "a raise was withdrawn"
+    landed_later = []
+    try:
+        for _ in range(1000):
+            pass
+    except BaseException as stray:  # noqa: BLE001 - any raise landing here is the defect
+        landed_later.append(stray)
+    assert landed_later == []

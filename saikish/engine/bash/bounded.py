@@ -31,6 +31,7 @@ MEMORY_BYTES = 512 << 20  # growth of the process's resident memory during one p
 # Where a thread's CPU time cannot be read (no pthread_getcpuclockid), wall time, longer.
 WALL_SECONDS = 30.0
 POLL_SECONDS = 0.25  # each look costs the parse a switch of the GIL: seldom
+_LANDING_JUMPS = 64  # backward jumps for a pending raise to land on (the first one does)
 T = TypeVar("T")
 
 
@@ -94,8 +95,8 @@ class Watchdog:
         with self._lock:
             if self._running.get(watched.thread) is watched:
                 del self._running[watched.thread]
-            if watched.stopped is not None:
-                _raise_in(watched.thread, None)  # withdraw it if it has not landed yet
+        if watched.stopped is not None:
+            _land()  # the watchdog raised into this thread: the raise lands here, in run()
 
     def _start_watcher(self) -> None:
         if self._watcher is not None and self._pid == os.getpid():
@@ -157,9 +158,22 @@ def _resident() -> int:
         return peak if sys.platform == "darwin" else peak * 1024
 
 
-def _raise_in(thread: int, exception: type[BaseException] | None) -> None:
-    """Raise `exception` in `thread` at its next bytecode (None withdraws a pending one)."""
+def _raise_in(thread: int, exception: type[BaseException]) -> None:
+    """Raise `exception` in `thread` at its next backward jump or call.
+
+    A raise is never withdrawn (`PyThreadState_SetAsyncExc(id, NULL)`): CPython 3.11 then
+    keeps the interpreter's "asynchronous exception" signal set with nothing to deliver,
+    and every later loop and call in every thread goes through its slow path for good (a
+    hypothesis run was seen spinning in it for ever). `_land` lets it land instead."""
     import ctypes  # deferred: only a parse that runs away needs it
 
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(
-        ctypes.c_ulong(thread), ctypes.py_object(exception) if exception else None)
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread),
+                                               ctypes.py_object(exception))
+
+
+def _land() -> None:
+    """Run a few bytecodes in this thread, where a raise the watchdog made into it lands
+    (CPython delivers one at the next backward jump): inside `Watchdog.run`, never in its
+    caller. Nothing lands when it already has."""
+    for _ in range(_LANDING_JUMPS):
+        pass
