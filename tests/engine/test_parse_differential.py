@@ -5,7 +5,7 @@ kind of quoting, joined by `;` `&&` `||` `|` `&` and newlines, in subshells, gro
 `$( )`, backticks, if/for/while/case and functions, with here-documents under every
 delimiter spelling, here-strings, `[[ ]]`, `(( ))`, arrays, assignments and
 redirections. Bash runs each one with every command name defined as a function that
-logs its name, its argv and what it read on stdin (NUL-separated) to a file; the test
+logs its name, its argv and what it read on stdin (NUL-separated) to a file of its own; the test
 compares that with what `analyse()` extracts:
 
 - every command bash ran is one the analysis found, with the same static words;
@@ -48,7 +48,6 @@ UNREADABLE = "it uses shell syntax saikish cannot read"
 # Opaque reasons that say the words were not read (the call is never verified, and the
 # raw text is scanned for escalation): only that fail-closed part is compared.
 NOT_READ = (UNREADABLE, "a line continuation inside a command substitution")
-RECORD = "\x01"  # starts each record in the log (no generated word holds it)
 # Commands the rows below name, defined as logging functions too (a function wins over a
 # builtin and a program of the same name: nothing real runs).
 ROW_NAMES = ("cat", "curl", "echo", "id")
@@ -57,7 +56,10 @@ log_() {
   local name=$1; shift
   local input=
   if [ ! -t 0 ]; then input=$(command cat; builtin printf x); input=${input%x}; fi
-  builtin printf '%s\\0' $'\\x01' "$name" "$input" "$@" >> "$SAIKISH_LOG"
+  # A file per call: the commands of a pipeline log at the same time, and records they
+  # appended to one file were seen interleaved.
+  log_n=$((log_n + 1))
+  builtin printf '%s\\0' "$name" "$input" "$@" > "$SAIKISH_LOG/$BASHPID.$log_n"
 }
 """
 PRELUDE = LOGGER + "".join(f'{n}() {{ log_ {n} "$@"; }}\n' for n in NAMES + ROW_NAMES)
@@ -193,14 +195,14 @@ def bash_runs(script: str) -> Truth | None:
         return None
     with tempfile.TemporaryDirectory(prefix="saikish-diff-") as scratch:
         log = Path(scratch, ".log")
+        log.mkdir()
         Path(scratch, ".script").write_text(PRELUDE + script + "\nwait\n")
         env = {"PATH": os.environ["PATH"], "SAIKISH_LOG": str(log), "HOME": scratch,
                "LC_ALL": "C"}
         subprocess.run(["bash", "--norc", "--noprofile", ".script"], cwd=scratch, env=env,
                        stdin=subprocess.DEVNULL, capture_output=True, check=False, timeout=60)
         created = frozenset(n for n in os.listdir(scratch) if not n.startswith("."))
-        raw = log.read_bytes().decode() if log.exists() else ""
-    records = [r.split("\0") for r in raw.split(RECORD + "\0") if r]
+        records = [entry.read_bytes().decode().split("\0") for entry in sorted(log.iterdir())]
     ran = tuple(Ran((fields[0], *fields[2:-1]), fields[1]) for fields in records)
     return Truth(ran, created)
 
