@@ -34,7 +34,10 @@ def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",
-                 "OLLAMA_HOST", "VISUAL", "EDITOR"):
+                 "OLLAMA_HOST", "VISUAL", "EDITOR",
+                 # pytest-xdist's workers export COLUMNS=80 and LINES=24, and rich prefers
+                 # them to the size of the terminal a pty test opens.
+                 "COLUMNS", "LINES"):
         monkeypatch.delenv(name, raising=False)
     workspace = tmp_path / "work"
     workspace.mkdir()
