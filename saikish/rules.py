@@ -433,7 +433,12 @@ _LOOKED: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
 
 @contextlib.contextmanager
 def one_look() -> Iterator[None]:
-    """Within it, each path is resolved against the file system once (one decision)."""
+    """Within it, each path is resolved against the file system once (one decision, or a
+    whole `saikish check --batch`, where nothing runs between the decisions). Inside an
+    outer one, the outer one's answers are kept."""
+    if _LOOKED.get() is not None:
+        yield
+        return
     token = _LOOKED.set({})
     try:
         yield

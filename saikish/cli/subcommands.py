@@ -18,7 +18,7 @@ from saikish.config.rule_hints import claude_code_hint, never_matches, unknown_t
 from saikish.config.trust import load_config_trusted
 from saikish.engine.policy import Context, decide
 from saikish.errors import RuleError, UsageError
-from saikish.rules import Rule, parse_rule, rule_texts
+from saikish.rules import Rule, one_look, parse_rule, rule_texts
 from saikish.runtime.opening import SessionOptions, open_session
 from saikish.runtime.session import Session, relative_path_rule
 from saikish.store import paths
@@ -255,15 +255,16 @@ def _check_batch(source: str, judge: _Judge, io: Streams) -> str:
             raise UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
     write = io.stdout.write
     worst = "allow"
-    for line in lines:
-        command = line.rstrip("\n")
-        if not command.strip() or command.lstrip().startswith("#"):
-            continue  # as a shell reads a script: nothing to run
-        assessment = judge.decide(ToolCall("check", "bash", {"command": command}))
-        record = check_json(assessment)  # the command is the view: it is said once, below
-        record["command"] = command
-        write(_JSON_LINE.encode(record) + "\n")
-        worst = max(worst, record["decision"], key=CHECK_EXIT.__getitem__)
+    with one_look():  # check runs nothing: a path resolved for one line holds for the rest
+        for line in lines:
+            command = line.rstrip("\n")
+            if not command.strip() or command.lstrip().startswith("#"):
+                continue  # as a shell reads a script: nothing to run
+            assessment = judge.decide(ToolCall("check", "bash", {"command": command}))
+            record = check_json(assessment)  # the command is the view: said once, below
+            record["command"] = command
+            write(_JSON_LINE.encode(record) + "\n")
+            worst = max(worst, record["decision"], key=CHECK_EXIT.__getitem__)
     return worst
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from saikish.engine import boundary
 from saikish.engine.policy import Context, RuleSet, decide
-from saikish.rules import Rule, parse_rule
+from saikish.rules import Rule, one_look, parse_rule, real_path
 from saikish.tools import builtin_tools
 from saikish.tools.base import RunContext
 from saikish.tools.files import grep
@@ -78,6 +78,26 @@ def test_each_decision_looks_at_the_file_system_again(tmp_path: Path) -> None:
     assert again.verdict is Verdict.ASK
     assert again.reason.startswith("reads link/notes.txt, which is outside the workspace")
     assert again.reason_kind is ReasonKind.READS_OUTSIDE
+
+
+def test_a_batch_check_looks_once_for_all_its_lines_and_a_run_again_each_time(
+        tmp_path: Path) -> None:
+    # `saikish check --batch` runs nothing between its lines: one look at the file system
+    # holds for all of them (an outer one_look keeps its answers); outside it, each
+    # decision looks again.
+    tmp_path = tmp_path.resolve()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "keys").mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "docs")
+    with one_look():
+        assert real_path(str(link)) == str(tmp_path / "docs")
+        link.unlink()
+        link.symlink_to(tmp_path / "keys")
+        with one_look():  # a decision inside the batch
+            assert real_path(str(link)) == str(tmp_path / "docs")
+    with one_look():
+        assert real_path(str(link)) == str(tmp_path / "keys")
 
 
 @pytest.mark.parametrize(("name", "secret"), [
