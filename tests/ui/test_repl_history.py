@@ -11,7 +11,9 @@ from tests.ui.test_pty import Shell
 
 def test_an_unusable_history_file_is_one_warning_and_the_repl_goes_on(tmp_path: Path) -> None:
     (Path(os.environ["SAIKISH_STATE_DIR"]) / "history").mkdir(parents=True)  # not a file
-    shell = Shell("- text: first answer\n- text: second answer\n", tmp_path)
+    # Wide enough for the warning and its path on one line (xdist's temp paths are longer).
+    shell = Shell("- text: first answer\n- text: second answer\n", tmp_path,
+                  size=(len(os.environ["SAIKISH_STATE_DIR"]) + 200, 40))
     try:
         shell.say("hello")
         shell.expect("cannot read the input history")
