@@ -241,6 +241,7 @@ def undo_possible(workspace: str) -> str | None:
 
 # One encoder for every line of a --batch (json.dumps builds one per call when given options).
 _JSON_LINE = json.JSONEncoder(ensure_ascii=False)
+_BATCH_KEPT = 65536  # lines whose answers a --batch keeps for their repeats
 
 
 def _check_batch(source: str, judge: _Judge, io: Streams) -> str:
@@ -255,16 +256,26 @@ def _check_batch(source: str, judge: _Judge, io: Streams) -> str:
             raise UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
     write = io.stdout.write
     worst = "allow"
-    with one_look():  # check runs nothing: a path resolved for one line holds for the rest
+    # check runs nothing: a path resolved for one line holds for the rest, and a line seen
+    # before gets the answer it got (decide() is pure; keyed by whether the sandbox was
+    # probed, the one thing that changes the context within a batch).
+    decided: dict[tuple[bool, str], tuple[str, str]] = {}
+    with one_look():
         for line in lines:
             command = line.rstrip("\n")
             if not command.strip() or command.lstrip().startswith("#"):
                 continue  # as a shell reads a script: nothing to run
-            assessment = judge.decide(ToolCall("check", "bash", {"command": command}))
-            record = check_json(assessment)  # the command is the view: said once, below
-            record["command"] = command
-            write(_JSON_LINE.encode(record) + "\n")
-            worst = max(worst, record["decision"], key=CHECK_EXIT.__getitem__)
+            key = (judge.probed, command)
+            if key not in decided:
+                if len(decided) >= _BATCH_KEPT:
+                    decided.clear()
+                assessment = judge.decide(ToolCall("check", "bash", {"command": command}))
+                record = check_json(assessment)  # the command is the view: said once, below
+                record["command"] = command
+                decided[key] = (_JSON_LINE.encode(record) + "\n", record["decision"])
+            encoded, decision = decided[key]
+            write(encoded)
+            worst = max(worst, decision, key=CHECK_EXIT.__getitem__)
     return worst
 
 
