@@ -9,6 +9,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from saikish.ui.prompt import READY_MARK
 from tests.support.remote_client import BANNER, Client, Link
 from tests.ui.test_pty import PROMPT, Shell, batch, shell, start
 
@@ -55,7 +56,10 @@ def test_a_web_no_closes_the_feedback_line_the_person_was_typing(
     s.expect("Tell the model why")
     client.answer(question, False, mode="reject_soft", feedback="from the phone")
     s.on_screen("rejected from the web page: from the phone")
-    s.box()  # the next call of the batch: the terminal asks it as usual
+    # The next call of the batch: the terminal asks it as usual. Waited for on the screen:
+    # the wait above may already have read the whole box from the pty.
+    s.on_screen("touch b")
+    s.on_screen(READY_MARK)
     s.press("y")
     assert client.next("approval_resolved")["answeredBy"]["channel"] == "remote"
     resolved = client.next("approval_resolved")

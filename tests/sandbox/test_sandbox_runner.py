@@ -237,7 +237,9 @@ def test_the_sandbox_dies_with_saikish(ws: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-c", DIES_WITH, str(ws), t])
     try:
         deadline = time.monotonic() + 30
-        while not running(f"sleep {t}"):
+        # The sleep itself, inside the sandbox: bwrap's own command line shows the words as
+        # soon as it starts, before it asks for its parent-death signal.
+        while not [p for p in running(f"sleep {t}") if p.split(" ", 1)[1].startswith("sleep ")]:
             assert proc.poll() is None and time.monotonic() < deadline, "it never started"
             time.sleep(0.05)
         proc.kill()  # no finally, no atexit: the kernel's parent-death signal does it
